@@ -1,0 +1,69 @@
+"""Quality gates and test sessions. ``uv run nox`` runs the default set.
+
+Sessions run inside the uv-managed workspace environment (``python=False``): ``uv run``
+already put every workspace package and the dev group on the path, so nox creates no
+virtualenvs of its own and a run stays fast on small CI machines.
+"""
+
+from __future__ import annotations
+
+import glob
+
+import nox
+
+nox.options.default_venv_backend = "none"
+nox.options.sessions = ["lint", "typecheck", "layers", "tests", "conformance", "e2e"]
+nox.options.error_on_missing_interpreters = False
+
+PACKAGE_SOURCES = sorted(glob.glob("packages/*/src"))
+PACKAGE_TESTS = sorted(glob.glob("packages/*/tests"))
+
+
+@nox.session(python=False)
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over the whole tree."""
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=False)
+def typecheck(session: nox.Session) -> None:
+    """mypy over every package (strict for awaken-contract, see pyproject)."""
+    for src in PACKAGE_SOURCES:
+        session.run("mypy", src)
+
+
+@nox.session(python=False)
+def layers(session: nox.Session) -> None:
+    """import-linter contracts that encode DESIGN §2's layering rules."""
+    session.run("lint-imports")
+
+
+@nox.session(python=False)
+def tests(session: nox.Session) -> None:
+    """Unit and integration tests of every package."""
+    session.run("pytest", *PACKAGE_TESTS, *session.posargs)
+
+
+@nox.session(python=False)
+def conformance(session: nox.Session) -> None:
+    """The store conformance suite against memory, file, SQLite and PostgreSQL."""
+    if not glob.glob("tests/conformance/test_*.py"):
+        session.skip("no conformance tests yet")
+    session.run("pytest", "tests/conformance", *session.posargs)
+
+
+@nox.session(python=False)
+def e2e(session: nox.Session) -> None:
+    """Protocol end-to-end tests against a live loopback server with official clients."""
+    if not glob.glob("tests/e2e/test_*.py"):
+        session.skip("no e2e tests yet")
+    session.run("pytest", "tests/e2e", *session.posargs)
+
+
+@nox.session(python=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks of bench/ (printed ratios, never assertions)."""
+    for script in sorted(glob.glob("bench/*.py")):
+        if not script.endswith("__init__.py") and "/_" not in script:
+            session.run("python", script, *session.posargs)

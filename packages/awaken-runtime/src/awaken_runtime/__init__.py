@@ -1,0 +1,1 @@
+"""Awaken's agent runtime."""

@@ -1,0 +1,1 @@
+"""The tool-pattern DSL shared by permission and reminder extensions."""
