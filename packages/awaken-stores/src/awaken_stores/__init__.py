@@ -1,1 +1,54 @@
-"""Store implementations for Awaken."""
+"""Store implementations for Awaken: in-memory, file, SQLite and PostgreSQL.
+
+Every backend implements ``ThreadRunStore`` directly and exposes its other interfaces as
+sub-stores: ``store.profiles`` (ProfileStore), ``store.config`` (ConfigStore) and, for the
+durable backends, ``store.mailbox`` (MailboxStore). ``SqliteStore`` needs the ``[sqlite]`` extra
+(aiosqlite) and ``PostgresStore`` the ``[postgres]`` extra (asyncpg); they are imported lazily.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from awaken_stores.memory import (
+    InMemoryConfigStore,
+    InMemoryMailboxStore,
+    InMemoryProfileStore,
+    InMemoryStore,
+)
+
+if TYPE_CHECKING:
+    from awaken_stores.file import FileMailboxStore, FileStore
+    from awaken_stores.postgres import PostgresMailboxStore, PostgresStore
+    from awaken_stores.sqlite import SqliteMailboxStore, SqliteStore
+
+__all__ = [
+    "FileMailboxStore",
+    "FileStore",
+    "InMemoryConfigStore",
+    "InMemoryMailboxStore",
+    "InMemoryProfileStore",
+    "InMemoryStore",
+    "PostgresMailboxStore",
+    "PostgresStore",
+    "SqliteMailboxStore",
+    "SqliteStore",
+]
+
+_LAZY = {
+    "FileStore": "awaken_stores.file",
+    "FileMailboxStore": "awaken_stores.file",
+    "SqliteStore": "awaken_stores.sqlite",
+    "SqliteMailboxStore": "awaken_stores.sqlite",
+    "PostgresStore": "awaken_stores.postgres",
+    "PostgresMailboxStore": "awaken_stores.postgres",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'awaken_stores' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

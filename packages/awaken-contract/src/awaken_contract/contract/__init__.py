@@ -1,0 +1,1 @@
+"""The contract modules: messages, tools, events, lifecycle, inference, storage interfaces."""

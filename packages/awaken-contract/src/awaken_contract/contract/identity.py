@@ -1,0 +1,74 @@
+"""Who and what a run is: its ids, lineage and origin."""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+from awaken_contract.codec import is_unset
+
+
+class RunOrigin(enum.StrEnum):
+    """Where a run came from."""
+
+    USER = "user"
+    SUBAGENT = "subagent"
+    INTERNAL = "internal"
+
+
+class RunMode(enum.StrEnum):
+    """How a run was started."""
+
+    FOREGROUND = "foreground"
+    SCHEDULED = "scheduled"
+    RESUME = "resume"
+    INTERNAL_WAKE = "internal_wake"
+
+
+class AdapterKind(enum.StrEnum):
+    """Which protocol adapter started the run."""
+
+    INTERNAL = "internal"
+    ACP = "acp"
+    AI_SDK = "ai_sdk"
+    AG_UI = "ag_ui"
+    A2A = "a2a"
+
+
+def _blank_to_none(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None
+
+
+class RunIdentity(msgspec.Struct, omit_defaults=True):
+    """Flat identity of a run: ids, lineage, trace ids, origin, mode and adapter."""
+
+    thread_id: str
+    run_id: str
+    agent_id: str
+    # UNSET default + __post_init__: defaults to USER but is always written to JSON.
+    origin: RunOrigin = msgspec.UNSET  # type: ignore[assignment]
+    parent_thread_id: str | None = None
+    parent_run_id: str | None = None
+    parent_tool_call_id: str | None = None
+    dispatch_id: str | None = None
+    session_id: str | None = None
+    transport_request_id: str | None = None
+    run_mode: RunMode = RunMode.FOREGROUND
+    adapter: AdapterKind = AdapterKind.INTERNAL
+
+    def __post_init__(self) -> None:
+        if is_unset(self.origin):
+            self.origin = RunOrigin.USER
+        self.parent_tool_call_id = _blank_to_none(self.parent_tool_call_id)
+        self.dispatch_id = _blank_to_none(self.dispatch_id)
+        self.session_id = _blank_to_none(self.session_id)
+        self.transport_request_id = _blank_to_none(self.transport_request_id)
+
+    @classmethod
+    def for_test(cls, thread_id: str = "thread-test", run_id: str = "run-test") -> RunIdentity:
+        """An identity suitable for unit tests."""
+        return cls(thread_id=thread_id, run_id=run_id, agent_id="test-agent")

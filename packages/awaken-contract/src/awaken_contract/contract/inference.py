@@ -1,0 +1,127 @@
+"""Inference results and the streaming events an LLM executor produces."""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+from awaken_contract.contract.content import AnyContentBlock, TextBlock
+from awaken_contract.contract.message import ToolCall
+
+
+class TokenUsage(msgspec.Struct, omit_defaults=True):
+    """Token counts of one inference (every field omitted when unknown)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+    thinking_tokens: int | None = None
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        def add(a: int | None, b: int | None) -> int | None:
+            return None if a is None and b is None else (a or 0) + (b or 0)
+
+        return TokenUsage(
+            prompt_tokens=add(self.prompt_tokens, other.prompt_tokens),
+            completion_tokens=add(self.completion_tokens, other.completion_tokens),
+            total_tokens=add(self.total_tokens, other.total_tokens),
+            cache_read_tokens=add(self.cache_read_tokens, other.cache_read_tokens),
+            cache_creation_tokens=add(self.cache_creation_tokens, other.cache_creation_tokens),
+            thinking_tokens=add(self.thinking_tokens, other.thinking_tokens),
+        )
+
+
+class StopReason(enum.StrEnum):
+    """Why the model stopped generating (wire values are Pascal case)."""
+
+    END_TURN = "EndTurn"
+    MAX_TOKENS = "MaxTokens"
+    TOOL_USE = "ToolUse"
+    STOP_SEQUENCE = "StopSequence"
+
+
+class StreamResult(msgspec.Struct, kw_only=True):
+    """The collected output of one inference."""
+
+    content: list[AnyContentBlock] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
+    usage: TokenUsage | None = None
+    stop_reason: StopReason | None = None
+    has_incomplete_tool_calls: bool = False
+
+    @property
+    def needs_tools(self) -> bool:
+        """True when the model requested tool calls."""
+        return bool(self.tool_calls)
+
+    @property
+    def text(self) -> str:
+        """Concatenated text of the text blocks."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def needs_truncation_recovery(self) -> bool:
+        """Output was cut by the token limit mid tool call or mid text."""
+        if self.stop_reason is not StopReason.MAX_TOKENS:
+            return False
+        return self.has_incomplete_tool_calls or (not self.tool_calls and bool(self.text))
+
+
+class LlmStreamEvent(msgspec.Struct, frozen=True):
+    """Base of the incremental events an executor streams to the loop."""
+
+
+class TextDeltaChunk(LlmStreamEvent, frozen=True):
+    """A piece of assistant text."""
+
+    delta: str
+
+
+class ReasoningDeltaChunk(LlmStreamEvent, frozen=True):
+    """A piece of reasoning text."""
+
+    delta: str
+
+
+class ToolCallStartChunk(LlmStreamEvent, frozen=True):
+    """A tool call begins."""
+
+    id: str
+    name: str
+
+
+class ToolCallDeltaChunk(LlmStreamEvent, frozen=True):
+    """A piece of a tool call's JSON arguments."""
+
+    id: str
+    args_delta: str
+
+
+class ContentBlockStopChunk(LlmStreamEvent, frozen=True):
+    """The current content block ended."""
+
+
+class UsageChunk(LlmStreamEvent, frozen=True):
+    """Token usage of the inference."""
+
+    usage: TokenUsage
+
+
+class StopChunk(LlmStreamEvent, frozen=True):
+    """The model stopped."""
+
+    stop_reason: StopReason
+
+
+AnyLlmStreamEvent = (
+    TextDeltaChunk
+    | ReasoningDeltaChunk
+    | ToolCallStartChunk
+    | ToolCallDeltaChunk
+    | ContentBlockStopChunk
+    | UsageChunk
+    | StopChunk
+)

@@ -1,0 +1,315 @@
+"""The plugin contract: plugins, the registrar they declare components on, hooks and contexts.
+
+A :class:`Plugin` declares, in ``register(registrar)``, two kinds of components:
+
+* structural — state keys, scheduled-action handlers, effect handlers (always available);
+* behavioural — phase hooks, tool-gate hooks, tools and request transforms (only when the plugin
+  passes the agent's ``active_hook_filter``).
+
+Hooks are pure: they read a frozen :class:`PhaseContext` and return a ``StateCommand``; the
+runtime may re-run a hook when its writes conflict with another hook's.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import msgspec
+
+from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.model import Phase
+from awaken_contract.state import Snapshot, StateKey, StateMap
+
+if TYPE_CHECKING:
+    from awaken_contract.actions import ToolInterceptPayload
+    from awaken_contract.contract.cancellation import CancellationToken
+    from awaken_contract.contract.inference import StreamResult
+    from awaken_contract.contract.message import Message
+    from awaken_contract.contract.suspension import ToolCallResume
+    from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolResult
+    from awaken_contract.model import (
+        EffectSpec,
+        ScheduledActionHandler,
+        ScheduledActionSpec,
+        TypedEffectHandler,
+    )
+    from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
+    from awaken_contract.state import (
+        MutationBatch,
+        StateCommand,
+        StateKeyOptions,
+        StateStoreHandle,
+    )
+
+__all__ = [
+    "ConfigSchema",
+    "InferenceRequestTransform",
+    "PhaseContext",
+    "PhaseHook",
+    "Plugin",
+    "PluginDescriptor",
+    "PluginRegistrar",
+    "ToolGateHook",
+    "ToolKind",
+    "TransformOutput",
+    "apply_transforms",
+]
+
+V = TypeVar("V")
+P = TypeVar("P")
+
+
+class ToolKind(enum.StrEnum):
+    """Coarse kind of a tool, inferred from its name (used by policies and UIs)."""
+
+    EXECUTE = "execute"
+    READ = "read"
+    EDIT = "edit"
+    SEARCH = "search"
+    OTHER = "other"
+
+    @classmethod
+    def infer(cls, tool_name: str) -> ToolKind:
+        """Infer from the lowercase name by substring; first match wins (edit, search, read,
+        execute), else ``OTHER``."""
+        name = tool_name.lower()
+        for kind, needles in _KIND_NEEDLES:
+            if any(n in name for n in needles):
+                return kind
+        return cls.OTHER
+
+
+_KIND_NEEDLES: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
+    (
+        ToolKind.EDIT,
+        (
+            "edit",
+            "write",
+            "patch",
+            "apply_patch",
+            "replace",
+            "create",
+            "delete",
+            "remove",
+            "move",
+            "rename",
+        ),
+    ),
+    (ToolKind.SEARCH, ("search", "grep", "find", "rg")),
+    (
+        ToolKind.READ,
+        ("read", "cat", "view", "open", "list", "ls", "glob", "fetch", "http", "curl"),
+    ),
+    (ToolKind.EXECUTE, ("bash", "shell", "exec", "execute", "run", "command", "terminal")),
+)
+
+
+class PluginDescriptor(msgspec.Struct, frozen=True):
+    """A plugin's identity; ``name`` is the id used by ``active_hook_filter``."""
+
+    name: str
+
+
+class ConfigSchema(msgspec.Struct, frozen=True):
+    """A JSON Schema validated against ``AgentSpec.sections[key]`` at resolve time."""
+
+    key: str
+    json_schema: dict[str, Any]
+
+    @classmethod
+    def for_key(cls, config_key: type[PluginConfigKey[Any]]) -> ConfigSchema:
+        """The schema of a typed config section."""
+        return cls(config_key.KEY, config_key.json_schema())
+
+
+# --------------------------------------------------------------------------- PhaseContext
+
+
+class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a hook sees: the phase, a frozen snapshot, the active agent spec, the run
+    identity, the messages, and — depending on the phase — the inference response or the tool
+    call (name, id, arguments, kind, result, resume input)."""
+
+    phase: Phase
+    snapshot: Snapshot
+    agent_spec: AgentSpec
+    run_identity: RunIdentity
+    messages: Sequence[Message] = ()
+    cancellation_token: CancellationToken | None = None
+    llm_response: StreamResult | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    tool_args: Any = None
+    tool_kind: ToolKind | None = None
+    tool_result: ToolResult | None = None
+    resume_input: ToolCallResume | None = None
+    suspension_id: str | None = None
+    suspension_reason: str | None = None
+
+    @classmethod
+    def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:
+        """A context with an empty snapshot, a default spec and a test identity."""
+        from awaken_contract.registry_spec import AgentSpec
+
+        return cls(
+            phase=phase,
+            snapshot=Snapshot(0, StateMap()),
+            agent_spec=AgentSpec("default"),
+            run_identity=RunIdentity.for_test(),
+        )
+
+    def state(self, key: type[StateKey[V, Any]]) -> V | None:
+        """The snapshot's value of ``key`` or ``None`` when absent."""
+        return cast("V | None", self.snapshot.ext._values.get(key.KEY))
+
+    def with_snapshot(self, snapshot: Snapshot) -> PhaseContext:
+        """The same context over another snapshot."""
+        return msgspec.structs.replace(self, snapshot=snapshot)
+
+    def with_phase(self, phase: Phase) -> PhaseContext:
+        """The same context for another phase."""
+        return msgspec.structs.replace(self, phase=phase)
+
+    def replace(self, **changes: Any) -> PhaseContext:
+        """A copy with some fields changed."""
+        return msgspec.structs.replace(self, **changes)
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True when the run's cancellation token is cancelled."""
+        token = self.cancellation_token
+        return token is not None and token.is_cancelled
+
+
+# --------------------------------------------------------------------------- hooks & transforms
+
+
+class PhaseHook(ABC):
+    """Runs at a phase; reads the context, returns the state changes it wants."""
+
+    @abstractmethod
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        """Return a command (an empty one when there is nothing to do)."""
+
+
+class ToolGateHook(ABC):
+    """Runs before a tool call executes; may block it, suspend it or supply its result."""
+
+    @abstractmethod
+    async def run(self, ctx: PhaseContext) -> ToolInterceptPayload | None:
+        """``None`` lets the call proceed."""
+
+
+class TransformOutput(msgspec.Struct):
+    """A transform's result; ``tools=None`` keeps the tool list unchanged."""
+
+    messages: list[Message]
+    tools: list[ToolDescriptor] | None = None
+
+
+class InferenceRequestTransform(ABC):
+    """A synchronous, pure rewrite of the message list (and optionally tools) before inference.
+
+    Transforms run in registration order, each receiving the previous one's output.
+    """
+
+    @abstractmethod
+    def transform(self, messages: list[Message], tools: list[ToolDescriptor]) -> TransformOutput:
+        """Return the rewritten request."""
+
+
+def apply_transforms(
+    messages: list[Message],
+    tools: list[ToolDescriptor],
+    transforms: Sequence[InferenceRequestTransform],
+) -> tuple[list[Message], list[ToolDescriptor]]:
+    """Apply ``transforms`` in order to ``(messages, tools)``."""
+    for transform in transforms:
+        out = transform.transform(messages, tools)
+        messages = out.messages
+        if out.tools is not None:
+            tools = out.tools
+    return messages, tools
+
+
+# --------------------------------------------------------------------------- registrar
+
+
+class PluginRegistrar(ABC):
+    """Where a plugin declares its components (implemented by the runtime)."""
+
+    @abstractmethod
+    def register_key(
+        self, key: type[StateKey[Any, Any]], options: StateKeyOptions | None = None
+    ) -> None:
+        """Declare a state key (duplicate → ``KeyAlreadyRegistered``)."""
+
+    @abstractmethod
+    def register_profile_key(self, key: type[Any]) -> None:
+        """Declare a profile-store namespace (a class with ``KEY``; duplicate →
+        ``KeyAlreadyRegistered``)."""
+
+    @abstractmethod
+    def register_scheduled_action(
+        self, action: type[ScheduledActionSpec[P]], handler: ScheduledActionHandler[P]
+    ) -> None:
+        """Handle ``action`` (duplicate → ``HandlerAlreadyRegistered``)."""
+
+    @abstractmethod
+    def register_effect(self, effect: type[EffectSpec[P]], handler: TypedEffectHandler[P]) -> None:
+        """Handle ``effect`` (duplicate → ``EffectHandlerAlreadyRegistered``)."""
+
+    @abstractmethod
+    def register_phase_hook(self, plugin_id: str, phase: Phase, hook: PhaseHook) -> None:
+        """Run ``hook`` at ``phase`` (behavioural)."""
+
+    @abstractmethod
+    def register_tool_gate_hook(self, plugin_id: str, hook: ToolGateHook) -> None:
+        """Run ``hook`` before every tool call (behavioural)."""
+
+    @abstractmethod
+    def register_tool(self, tool_id: str, tool: Tool) -> None:
+        """Offer a tool to the model (behavioural; duplicate → ``ToolAlreadyRegistered``)."""
+
+    @abstractmethod
+    def register_request_transform(
+        self, plugin_id: str, transform: InferenceRequestTransform
+    ) -> None:
+        """Rewrite inference requests (behavioural)."""
+
+
+# --------------------------------------------------------------------------- Plugin
+
+
+class Plugin(ABC):
+    """A runtime extension: registers keys, handlers, hooks, tools and transforms."""
+
+    @abstractmethod
+    def descriptor(self) -> PluginDescriptor:
+        """The plugin's identity."""
+
+    @property
+    def plugin_id(self) -> str:
+        """``descriptor().name``."""
+        return self.descriptor().name
+
+    def register(self, registrar: PluginRegistrar) -> None:  # noqa: B027 - optional hook
+        """Declare components (default: nothing)."""
+
+    def config_schemas(self) -> list[ConfigSchema]:
+        """Schemas of the agent-spec sections this plugin reads (default: none)."""
+        return []
+
+    def on_activate(self, agent_spec: AgentSpec, patch: MutationBatch) -> None:  # noqa: B027
+        """Add mutations when the agent using this plugin becomes active (run start, handoff)."""
+
+    def on_deactivate(self, patch: MutationBatch) -> None:  # noqa: B027
+        """Add mutations when the agent using this plugin becomes inactive (handoff)."""
+
+    def bind_runtime_context(  # noqa: B027
+        self, store: StateStoreHandle, owner_inbox: object | None
+    ) -> None:
+        """Receive the run's state store and inbox sender at run preparation."""

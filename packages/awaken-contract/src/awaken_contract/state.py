@@ -1,0 +1,501 @@
+"""The typed state model: keys, state maps, snapshots, mutation batches and state commands.
+
+A :class:`StateKey` names one slot of a run's state, binds it to a value type, a pure reducer
+(``apply``), a JSON codec and a merge strategy. Hooks, action handlers and tools never mutate
+state: they read an immutable :class:`Snapshot` and return a :class:`StateCommand` whose
+:class:`MutationBatch` the runtime commits atomically.
+
+Values are treated as immutable: ``apply`` must return a new value instead of mutating the one it
+receives (snapshots share values), and readers must not mutate what they read.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
+
+import msgspec
+import pydantic
+
+from awaken_contract.errors import (
+    KeyDecode,
+    KeyEncode,
+    MutationBaseRevisionMismatch,
+    ParallelMergeConflict,
+)
+
+if TYPE_CHECKING:
+    from awaken_contract.model import (
+        EffectSpec,
+        ScheduledAction,
+        ScheduledActionSpec,
+        TypedEffect,
+    )
+
+__all__ = [
+    "KeyScope",
+    "MergeStrategy",
+    "MutationBatch",
+    "PersistedState",
+    "Snapshot",
+    "StateCommand",
+    "StateKey",
+    "StateKeyOptions",
+    "StateMap",
+    "StateStoreHandle",
+    "UnknownKeyPolicy",
+    "decode_value",
+    "encode_value",
+]
+
+V = TypeVar("V")
+U = TypeVar("U")
+
+
+class KeyScope(enum.StrEnum):
+    """Lifetime of a key: ``RUN`` resets every run, ``THREAD`` survives across runs of a thread."""
+
+    RUN = "Run"
+    THREAD = "Thread"
+
+
+class MergeStrategy(enum.StrEnum):
+    """How parallel writers of one key merge: ``EXCLUSIVE`` conflicts, ``COMMUTATIVE`` merges."""
+
+    EXCLUSIVE = "Exclusive"
+    COMMUTATIVE = "Commutative"
+
+
+class UnknownKeyPolicy(enum.StrEnum):
+    """What restoring persisted state does with a key nobody registered."""
+
+    ERROR = "Error"
+    SKIP = "Skip"
+
+
+# --------------------------------------------------------------------------- JSON codec
+
+
+def _enc_hook(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    to_json = getattr(value, "to_json_value", None)
+    if to_json is not None:
+        return to_json()
+    raise TypeError(f"cannot encode value of type {type(value).__name__}")
+
+
+def _dec_hook(type_: Any, data: Any) -> Any:
+    if isinstance(type_, type):
+        if issubclass(type_, pydantic.BaseModel):
+            return type_.model_validate(data)
+        from_json = getattr(type_, "from_json_value", None)
+        if from_json is not None:
+            return from_json(data)
+    raise TypeError(f"cannot decode into {type_!r}")
+
+
+def encode_value(value: Any, *, key: str) -> Any:
+    """Turn a value into plain JSON-compatible Python data.
+
+    Supports everything msgspec encodes (builtins, ``msgspec.Struct``, enums, dataclasses),
+    pydantic models, and classes defining ``to_json_value()``. Failures raise ``KeyEncode``.
+    """
+    try:
+        if isinstance(value, pydantic.BaseModel):
+            return value.model_dump(mode="json")
+        return msgspec.to_builtins(value, enc_hook=_enc_hook)
+    except (TypeError, ValueError, OverflowError, pydantic.ValidationError) as exc:
+        raise KeyEncode(key, str(exc)) from None
+
+
+def decode_value(data: Any, type_: Any, *, key: str) -> Any:
+    """Turn plain JSON-compatible data into ``type_``; failures raise ``KeyDecode``.
+
+    Supports msgspec-convertible types, pydantic models, and classes defining a classmethod
+    ``from_json_value(data)``.
+    """
+    if type_ is Any or type_ is object:
+        return data
+    try:
+        if isinstance(type_, type):
+            if issubclass(type_, pydantic.BaseModel):
+                return type_.model_validate(data)
+            from_json = getattr(type_, "from_json_value", None)
+            if from_json is not None:
+                return from_json(data)
+        return msgspec.convert(data, type_, dec_hook=_dec_hook)
+    except (msgspec.ValidationError, pydantic.ValidationError, TypeError, ValueError) as exc:
+        raise KeyDecode(key, str(exc)) from None
+
+
+def _generic_arg(cls: type, base: type, index: int) -> Any:
+    """The ``index``-th type argument ``cls`` passed to ``base[...]``, or ``None``."""
+    for klass in cls.__mro__:
+        for orig in getattr(klass, "__orig_bases__", ()):
+            if typing.get_origin(orig) is base:
+                args = typing.get_args(orig)
+                if len(args) > index and not isinstance(args[index], TypeVar):
+                    return args[index]
+    return None
+
+
+def _is_optional(type_: Any) -> bool:
+    origin = typing.get_origin(type_)
+    if origin is typing.Union or origin is types.UnionType:
+        return type(None) in typing.get_args(type_)
+    return False
+
+
+def default_of(type_: Any) -> Any:
+    """The default value of a value type: ``None`` for optional types, else ``type_()``."""
+    if type_ is None or type_ is Any or _is_optional(type_):
+        return None
+    return type_()
+
+
+# --------------------------------------------------------------------------- StateKey
+
+
+class StateKey(Generic[V, U]):
+    """A named, typed slot of the state map.
+
+    Subclass with the value and update types as parameters and set ``KEY``::
+
+        class Counter(StateKey[int, int]):
+            KEY = "counter"
+            MERGE = MergeStrategy.COMMUTATIVE
+
+            @classmethod
+            def apply(cls, value: int, update: int) -> int:
+                return value + update
+
+    ``value_type`` (inferred from the first type parameter when not set) drives ``default()``
+    and ``decode()``. ``apply`` defaults to replacing the value with the update.
+    """
+
+    KEY: ClassVar[str]
+    MERGE: ClassVar[MergeStrategy] = MergeStrategy.EXCLUSIVE
+    SCOPE: ClassVar[KeyScope] = KeyScope.RUN
+    value_type: ClassVar[Any] = Any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "value_type" not in cls.__dict__:
+            inferred = _generic_arg(cls, StateKey, 0)
+            if inferred is not None:
+                cls.value_type = inferred
+
+    @classmethod
+    def default(cls) -> V:
+        """The value an absent key starts from before its first update."""
+        return cast(V, default_of(cls.value_type))
+
+    @classmethod
+    def apply(cls, value: V, update: U) -> V:
+        """Reduce ``update`` into ``value`` and return the new value (default: replace)."""
+        return cast(V, update)
+
+    @classmethod
+    def encode(cls, value: V) -> Any:
+        """Value → JSON-compatible data (raises ``KeyEncode``)."""
+        return encode_value(value, key=cls.KEY)
+
+    @classmethod
+    def decode(cls, data: Any) -> V:
+        """JSON-compatible data → value (raises ``KeyDecode``)."""
+        return cast(V, decode_value(data, cls.value_type, key=cls.KEY))
+
+
+AnyKey = type[StateKey[Any, Any]]
+
+
+class StateKeyOptions(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Registration options of a key.
+
+    ``scope=None`` means "use the key's ``SCOPE``" so a key declared ``KeyScope.THREAD`` is
+    thread scoped without repeating it at registration.
+    """
+
+    persistent: bool = True
+    retain_on_uninstall: bool = False
+    scope: KeyScope | None = None
+
+    def scope_for(self, key: AnyKey) -> KeyScope:
+        """The effective scope of ``key`` under these options."""
+        return self.scope if self.scope is not None else key.SCOPE
+
+
+class PersistedState(msgspec.Struct):
+    """Serialized state as stored in checkpoints: ``{"revision": n, "extensions": {...}}``."""
+
+    revision: int = 0
+    extensions: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- StateMap / Snapshot
+
+
+class StateMap:
+    """Key → value container. A key is present only after something wrote it."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: dict[str, Any] | None = None) -> None:
+        self._values: dict[str, Any] = values if values is not None else {}
+
+    def contains(self, key: AnyKey) -> bool:
+        """Whether ``key`` has been written."""
+        return key.KEY in self._values
+
+    def get(self, key: type[StateKey[V, Any]]) -> V | None:
+        """The value of ``key`` or ``None`` when absent."""
+        return cast("V | None", self._values.get(key.KEY))
+
+    def get_raw(self, key: str) -> Any:
+        """The value stored under the key string, or ``None``."""
+        return self._values.get(key)
+
+    def insert(self, key: type[StateKey[V, Any]], value: V) -> None:
+        """Store ``value`` under ``key``."""
+        self._values[key.KEY] = value
+
+    def remove(self, key: type[StateKey[V, Any]]) -> V | None:
+        """Remove ``key`` and return its old value."""
+        return cast("V | None", self._values.pop(key.KEY, None))
+
+    def get_or_insert_default(self, key: type[StateKey[V, Any]]) -> V:
+        """The value of ``key``, inserting ``key.default()`` first when absent."""
+        if key.KEY not in self._values:
+            self._values[key.KEY] = key.default()
+        return cast(V, self._values[key.KEY])
+
+    def keys(self) -> list[str]:
+        """Present key strings."""
+        return list(self._values)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """``(key string, value)`` pairs."""
+        return iter(self._values.items())
+
+    def raw(self) -> dict[str, Any]:
+        """The underlying dict (read only by convention)."""
+        return self._values
+
+    def copy(self) -> StateMap:
+        """A shallow copy (values are shared; they are immutable by convention)."""
+        return StateMap(dict(self._values))
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            return key in self._values
+        return getattr(key, "KEY", None) in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"StateMap({self._values!r})"
+
+
+class Snapshot(msgspec.Struct, frozen=True):
+    """An immutable, revisioned view of the state handed to hooks, handlers and tools."""
+
+    revision: int
+    ext: StateMap
+
+    @classmethod
+    def empty(cls) -> Snapshot:
+        """Revision 0 with no keys."""
+        return cls(0, StateMap())
+
+    def get(self, key: type[StateKey[V, Any]]) -> V | None:
+        """The value of ``key`` or ``None`` when absent."""
+        return cast("V | None", self.ext._values.get(key.KEY))
+
+    def get_raw(self, key: str) -> Any:
+        """The value under a key string, or ``None``."""
+        return self.ext._values.get(key)
+
+    def contains(self, key: AnyKey) -> bool:
+        """Whether ``key`` has been written."""
+        return key.KEY in self.ext._values
+
+
+# --------------------------------------------------------------------------- MutationBatch
+
+#: One mutation: ``(key class, key string, update)``; a ``None`` key class removes the key.
+MutationOp = tuple["AnyKey | None", str, Any]
+
+
+class MutationBatch:
+    """An ordered list of key updates plus the revision it was computed against."""
+
+    __slots__ = ("base_revision", "ops", "touched_keys")
+
+    def __init__(self, base_revision: int | None = None) -> None:
+        self.base_revision = base_revision
+        self.ops: list[MutationOp] = []
+        self.touched_keys: list[str] = []
+
+    def with_base_revision(self, revision: int) -> MutationBatch:
+        """Set the revision a commit must still be at; returns ``self``."""
+        self.base_revision = revision
+        return self
+
+    def update(self, key: type[StateKey[Any, U]], update: U) -> MutationBatch:
+        """Reduce ``update`` into ``key`` on commit; returns ``self``."""
+        self.ops.append((key, key.KEY, update))
+        self.touched_keys.append(key.KEY)
+        return self
+
+    def clear(self, key: AnyKey) -> MutationBatch:
+        """Remove ``key`` from the state map on commit; returns ``self``."""
+        return self.clear_extension(key.KEY)
+
+    def clear_extension(self, key: str) -> MutationBatch:
+        """Remove the key string from the state map on commit; returns ``self``."""
+        self.ops.append((None, key, None))
+        self.touched_keys.append(key)
+        return self
+
+    @property
+    def is_empty(self) -> bool:
+        """No operations."""
+        return not self.ops
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def _reconcile(self, other: MutationBatch) -> int | None:
+        a, b = self.base_revision, other.base_revision
+        if a is not None and b is not None and a != b:
+            raise MutationBaseRevisionMismatch(a, b)
+        return a if a is not None else b
+
+    def extend(self, other: MutationBatch) -> MutationBatch:
+        """Append ``other``'s operations (no conflict check); returns ``self``."""
+        self.base_revision = self._reconcile(other)
+        self.ops.extend(other.ops)
+        self.touched_keys.extend(other.touched_keys)
+        return self
+
+    def merge_parallel(
+        self, other: MutationBatch, strategy: Callable[[str], MergeStrategy]
+    ) -> MutationBatch:
+        """Merge a batch computed in parallel; an Exclusive key touched by both raises
+        ``ParallelMergeConflict``. Returns ``self`` (unchanged on error)."""
+        base = self._reconcile(other)
+        if self.touched_keys and other.touched_keys:
+            mine = set(self.touched_keys)
+            for key in other.touched_keys:
+                if key in mine and strategy(key) is MergeStrategy.EXCLUSIVE:
+                    raise ParallelMergeConflict(key)
+        self.base_revision = base
+        self.ops.extend(other.ops)
+        self.touched_keys.extend(other.touched_keys)
+        return self
+
+    def __repr__(self) -> str:
+        return f"MutationBatch(base_revision={self.base_revision}, keys={self.touched_keys})"
+
+
+# --------------------------------------------------------------------------- StateCommand
+
+
+class StateCommand:
+    """What a hook, action handler or tool wants: state updates, scheduled actions, effects."""
+
+    __slots__ = ("effects", "patch", "scheduled_actions")
+
+    def __init__(self) -> None:
+        self.patch = MutationBatch()
+        self.scheduled_actions: list[ScheduledAction] = []
+        self.effects: list[TypedEffect] = []
+
+    @property
+    def base_revision(self) -> int | None:
+        """The patch's base revision."""
+        return self.patch.base_revision
+
+    def with_base_revision(self, revision: int) -> StateCommand:
+        """Set the patch's base revision; returns ``self``."""
+        self.patch.base_revision = revision
+        return self
+
+    def update(self, key: type[StateKey[Any, U]], update: U) -> StateCommand:
+        """Reduce ``update`` into ``key`` on commit; returns ``self``."""
+        self.patch.ops.append((key, key.KEY, update))
+        self.patch.touched_keys.append(key.KEY)
+        return self
+
+    def clear(self, key: AnyKey) -> StateCommand:
+        """Remove ``key`` on commit; returns ``self``."""
+        self.patch.clear_extension(key.KEY)
+        return self
+
+    def schedule_action(self, action: type[ScheduledActionSpec[V]], payload: V) -> StateCommand:
+        """Queue ``action`` with ``payload`` for its phase's EXECUTE stage; returns ``self``.
+
+        The payload is JSON-encoded now (raises ``KeyEncode`` if it cannot be)."""
+        self.scheduled_actions.append(action.action(payload))
+        return self
+
+    def emit(self, effect: type[EffectSpec[V]], payload: V) -> StateCommand:
+        """Emit a fire-and-forget effect dispatched after the commit; returns ``self``."""
+        self.effects.append(effect.effect(payload))
+        return self
+
+    def extend(self, other: StateCommand) -> StateCommand:
+        """Append ``other`` (patch ops, actions, effects); returns ``self``."""
+        if other.patch.ops or other.patch.base_revision is not None:
+            self.patch.extend(other.patch)
+        if other.scheduled_actions:
+            self.scheduled_actions.extend(other.scheduled_actions)
+        if other.effects:
+            self.effects.extend(other.effects)
+        return self
+
+    def merge_parallel(
+        self, other: StateCommand, strategy: Callable[[str], MergeStrategy]
+    ) -> StateCommand:
+        """Merge a command computed in parallel (Exclusive overlap raises
+        ``ParallelMergeConflict``); returns ``self``."""
+        self.patch.merge_parallel(other.patch, strategy)
+        self.scheduled_actions.extend(other.scheduled_actions)
+        self.effects.extend(other.effects)
+        return self
+
+    @property
+    def is_empty(self) -> bool:
+        """No updates, no actions and no effects."""
+        return not (self.patch.ops or self.scheduled_actions or self.effects)
+
+    def __repr__(self) -> str:
+        return (
+            f"StateCommand(keys={self.patch.touched_keys}, "
+            f"actions={[a.key for a in self.scheduled_actions]}, "
+            f"effects={[e.key for e in self.effects]})"
+        )
+
+
+# --------------------------------------------------------------------------- store handle
+
+
+class StateStoreHandle(Protocol):
+    """What a plugin may do with the run's state store (``Plugin.bind_runtime_context``)."""
+
+    def snapshot(self) -> Snapshot:
+        """The current snapshot."""
+        ...
+
+    def read(self, key: type[StateKey[V, Any]]) -> V | None:
+        """The current value of ``key`` or ``None``."""
+        ...
+
+    def commit(self, batch: MutationBatch) -> int:
+        """Apply ``batch`` atomically; returns the new revision."""
+        ...

@@ -1,0 +1,407 @@
+"""The mailbox state machine, written once for every backend.
+
+A backend only provides a *mailbox transaction*: under its lock (asyncio lock, file lock, SQLite
+``BEGIN IMMEDIATE``, PostgreSQL row lock) it loads one mailbox's generation and its non-terminal
+jobs (plus one job asked for by id), lets the engine change them, and writes back what changed.
+Everything else — claims, tokens, staleness, retries, interrupts — lives here.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from contextlib import AbstractAsyncContextManager
+
+import msgspec
+
+from awaken_contract.contract.lifecycle import RunStatus
+from awaken_contract.contract.mailbox import (
+    MailboxInterrupt,
+    MailboxJob,
+    MailboxJobStatus,
+    MailboxRunResult,
+    MailboxStore,
+)
+from awaken_contract.errors import AlreadyExists, StorageError, StorageNotFound, VersionConflict
+from awaken_contract.ids import new_id
+
+__all__ = ["MailboxEngine", "MailboxTxn"]
+
+_QUEUED = MailboxJobStatus.QUEUED
+_CLAIMED = MailboxJobStatus.CLAIMED
+
+
+class MailboxTxn:
+    """One mailbox's generation and live jobs, loaded under the backend's lock."""
+
+    def __init__(self, mailbox_id: str, generation: int, jobs: list[MailboxJob]) -> None:
+        self.mailbox_id = mailbox_id
+        self.generation = generation
+        self.initial_generation = generation
+        self.jobs: dict[str, MailboxJob] = {j.job_id: j for j in jobs}
+        self._original: dict[str, MailboxJob] = dict(self.jobs)
+
+    def put(self, job: MailboxJob) -> MailboxJob:
+        """Replace (or add) a job; it will be written back."""
+        self.jobs[job.job_id] = job
+        return job
+
+    def changed_jobs(self) -> list[MailboxJob]:
+        """Jobs added or replaced during the transaction."""
+        return [j for jid, j in self.jobs.items() if self._original.get(jid) is not j]
+
+    def inserted_ids(self) -> set[str]:
+        """Ids of jobs that did not exist before the transaction."""
+        return {jid for jid in self.jobs if jid not in self._original}
+
+    def live(self, status: MailboxJobStatus) -> list[MailboxJob]:
+        """Jobs with ``status`` ordered by (priority, created_at, job_id)."""
+        found = [j for j in self.jobs.values() if j.status is status]
+        return sorted(found, key=lambda j: (j.priority, j.created_at, j.job_id))
+
+
+def _clear_claim(job: MailboxJob, **changes: object) -> MailboxJob:
+    return msgspec.structs.replace(
+        job, claim_token=None, claimed_by=None, lease_until=None, **changes
+    )
+
+
+class MailboxEngine(MailboxStore):
+    """Implements every state-changing ``MailboxStore`` operation over backend transactions."""
+
+    # ------------------------------------------------------------------ backend primitives
+    @abstractmethod
+    def _transaction(
+        self, mailbox_id: str, job_id: str | None = None
+    ) -> AbstractAsyncContextManager[MailboxTxn]:
+        """Lock the mailbox, load its generation, non-terminal jobs and job ``job_id`` (if it
+        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs."""
+
+    @abstractmethod
+    async def _mailbox_of(self, job_id: str) -> str | None:
+        """The mailbox id of a job, or ``None`` when unknown."""
+
+    @abstractmethod
+    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
+        """``(job_id, mailbox_id)`` of Claimed jobs with ``lease_until < now``, up to ``limit``."""
+
+    async def _work_available(self, mailbox_id: str) -> None:
+        """Hook called after a job became claimable (wake-up of waiting workers)."""
+        return None
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _supersede(txn: MailboxTxn, job: MailboxJob, now: int, reason: str) -> MailboxJob:
+        return txn.put(
+            _clear_claim(
+                job,
+                status=MailboxJobStatus.SUPERSEDED,
+                completed_at=now,
+                updated_at=now,
+                last_error=reason,
+                generation=max(job.generation, txn.generation),
+            )
+        )
+
+    @staticmethod
+    def _is_stale(txn: MailboxTxn, job: MailboxJob) -> bool:
+        return job.generation < txn.generation
+
+    @staticmethod
+    def _claim_one(
+        txn: MailboxTxn, job: MailboxJob, token: str, consumer: str, lease_ms: int, now: int
+    ) -> MailboxJob:
+        return txn.put(
+            msgspec.structs.replace(
+                job,
+                status=_CLAIMED,
+                claim_token=token,
+                claimed_by=consumer,
+                lease_until=now + lease_ms,
+                updated_at=now,
+            )
+        )
+
+    def _checked_claim(
+        self, txn: MailboxTxn, job_id: str, token: str, now: int, what: str
+    ) -> tuple[MailboxJob | None, StorageError | None]:
+        """The claimed job when ``token`` holds it; otherwise the error to raise (after the
+        transaction committed any supersede)."""
+        job = txn.jobs.get(job_id)
+        if job is None:
+            return None, StorageNotFound(job_id)
+        if job.status is not _CLAIMED or job.claim_token != token:
+            return None, VersionConflict(0, 1)
+        if self._is_stale(txn, job):
+            stale = job.generation
+            self._supersede(txn, job, now, f"claimed dispatch superseded before {what}")
+            return None, VersionConflict(stale, txn.generation)
+        return job, None
+
+    async def _locked_job(
+        self, job_id: str
+    ) -> AbstractAsyncContextManager[MailboxTxn]:
+        mailbox_id = await self._mailbox_of(job_id)
+        if mailbox_id is None:
+            raise StorageNotFound(job_id)
+        return self._transaction(mailbox_id, job_id)
+
+    # ------------------------------------------------------------------ operations
+    async def enqueue(self, job: MailboxJob) -> MailboxJob:
+        if await self._mailbox_of(job.job_id) is not None:
+            raise AlreadyExists(job.job_id)
+        async with self._transaction(job.mailbox_id, job.job_id) as txn:
+            if job.job_id in txn.jobs:
+                raise AlreadyExists(job.job_id)
+            if job.dedupe_key is not None:
+                for other in txn.jobs.values():
+                    if other.dedupe_key == job.dedupe_key and not other.is_terminal:
+                        raise AlreadyExists(f"dedupe_key={job.dedupe_key}")
+            stored = txn.put(
+                _clear_claim(
+                    job,
+                    status=_QUEUED,
+                    generation=txn.generation,
+                    dispatch_instance_id=None,
+                    run_status=None,
+                    termination=None,
+                    run_response=None,
+                    run_error=None,
+                    completed_at=None,
+                )
+            )
+        await self._work_available(job.mailbox_id)
+        return stored
+
+    async def claim(
+        self, mailbox_id: str, consumer: str, lease_ms: int, now: int, limit: int = 1
+    ) -> list[MailboxJob]:
+        async with self._transaction(mailbox_id) as txn:
+            for job in txn.live(_QUEUED):
+                if self._is_stale(txn, job):
+                    self._supersede(txn, job, now, "queued dispatch superseded before claim")
+            if txn.live(_CLAIMED):
+                return []
+            ready = [j for j in txn.live(_QUEUED) if j.available_at <= now][: max(limit, 0)]
+            if not ready:
+                return []
+            token = new_id()
+            return [self._claim_one(txn, j, token, consumer, lease_ms, now) for j in ready]
+
+    async def claim_job(
+        self, job_id: str, consumer: str, lease_ms: int, now: int
+    ) -> MailboxJob | None:
+        mailbox_id = await self._mailbox_of(job_id)
+        if mailbox_id is None:
+            return None
+        async with self._transaction(mailbox_id, job_id) as txn:
+            job = txn.jobs.get(job_id)
+            if job is None or job.status is not _QUEUED:
+                return None
+            if self._is_stale(txn, job):
+                self._supersede(txn, job, now, "queued dispatch superseded before claim")
+                return None
+            if txn.live(_CLAIMED):
+                return None
+            return self._claim_one(txn, job, new_id(), consumer, lease_ms, now)
+
+    async def ack(self, job_id: str, claim_token: str, now: int) -> MailboxJob:
+        async with await self._locked_job(job_id) as txn:
+            job, error = self._checked_claim(txn, job_id, claim_token, now, "ack")
+            if job is not None:
+                job = txn.put(
+                    _clear_claim(
+                        job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now
+                    )
+                )
+        if error is not None:
+            raise error
+        assert job is not None
+        return job
+
+    async def _fail(
+        self, job_id: str, token: str, now: int, error_text: str, retry_at: int | None
+    ) -> MailboxJob:
+        async with await self._locked_job(job_id) as txn:
+            job, error = self._checked_claim(
+                txn, job_id, token, now, "nack" if retry_at is not None else "dead letter"
+            )
+            if job is not None:
+                attempts = job.attempt_count + 1
+                if retry_at is None or attempts >= job.max_attempts:
+                    job = txn.put(
+                        _clear_claim(
+                            job,
+                            status=MailboxJobStatus.DEAD_LETTER,
+                            attempt_count=attempts if retry_at is not None else job.attempt_count,
+                            last_error=error_text,
+                            completed_at=now,
+                            updated_at=now,
+                        )
+                    )
+                else:
+                    job = txn.put(
+                        _clear_claim(
+                            job,
+                            status=_QUEUED,
+                            attempt_count=attempts,
+                            last_error=error_text,
+                            available_at=retry_at,
+                            updated_at=now,
+                        )
+                    )
+        if error is not None:
+            raise error
+        assert job is not None
+        if job.status is _QUEUED:
+            await self._work_available(job.mailbox_id)
+        return job
+
+    async def nack(
+        self, job_id: str, claim_token: str, retry_at: int, error: str, now: int
+    ) -> MailboxJob:
+        return await self._fail(job_id, claim_token, now, error, retry_at)
+
+    async def dead_letter(self, job_id: str, claim_token: str, error: str, now: int) -> MailboxJob:
+        return await self._fail(job_id, claim_token, now, error, None)
+
+    async def cancel(self, job_id: str, now: int) -> MailboxJob | None:
+        mailbox_id = await self._mailbox_of(job_id)
+        if mailbox_id is None:
+            return None
+        async with self._transaction(mailbox_id, job_id) as txn:
+            job = txn.jobs.get(job_id)
+            if job is None or job.status is not _QUEUED:
+                return None
+            return txn.put(
+                _clear_claim(
+                    job, status=MailboxJobStatus.CANCELLED, completed_at=now, updated_at=now
+                )
+            )
+
+    async def extend_lease(
+        self, job_id: str, claim_token: str, extension_ms: int, now: int
+    ) -> bool:
+        mailbox_id = await self._mailbox_of(job_id)
+        if mailbox_id is None:
+            return False
+        async with self._transaction(mailbox_id, job_id) as txn:
+            job = txn.jobs.get(job_id)
+            if job is None or job.status is not _CLAIMED or job.claim_token != claim_token:
+                return False
+            if self._is_stale(txn, job):
+                self._supersede(txn, job, now, "claimed dispatch superseded before lease renewal")
+                return False
+            txn.put(msgspec.structs.replace(job, lease_until=now + extension_ms, updated_at=now))
+            return True
+
+    async def interrupt(self, mailbox_id: str, now: int) -> MailboxInterrupt:
+        async with self._transaction(mailbox_id) as txn:
+            old = txn.generation
+            txn.generation = old + 1
+            superseded = [
+                self._supersede(txn, job, now, "queued dispatch superseded by interrupt")
+                for job in txn.live(_QUEUED)
+                if job.generation <= old
+            ]
+            active = txn.live(_CLAIMED)
+            return MailboxInterrupt(
+                new_generation=txn.generation,
+                active_job=active[0] if active else None,
+                superseded_count=len(superseded),
+                superseded_jobs=superseded,
+            )
+
+    async def supersede_claimed(
+        self, job_id: str, claim_token: str, now: int, reason: str
+    ) -> MailboxJob | None:
+        mailbox_id = await self._mailbox_of(job_id)
+        if mailbox_id is None:
+            return None
+        async with self._transaction(mailbox_id, job_id) as txn:
+            job = txn.jobs.get(job_id)
+            if job is None or job.status is not _CLAIMED:
+                return None
+            if job.claim_token != claim_token:
+                raise VersionConflict(0, 1)
+            return self._supersede(txn, job, now, reason)
+
+    async def record_job_start(
+        self, job_id: str, claim_token: str, instance_id: str, now: int
+    ) -> MailboxJob:
+        async with await self._locked_job(job_id) as txn:
+            job, error = self._checked_claim(txn, job_id, claim_token, now, "execution start")
+            if job is not None:
+                job = txn.put(
+                    msgspec.structs.replace(
+                        job,
+                        dispatch_instance_id=instance_id,
+                        run_status=RunStatus.RUNNING,
+                        termination=None,
+                        run_response=None,
+                        run_error=None,
+                        completed_at=None,
+                        updated_at=now,
+                    )
+                )
+        if error is not None:
+            raise error
+        assert job is not None
+        return job
+
+    async def record_run_result(
+        self, job_id: str, claim_token: str, result: MailboxRunResult, now: int
+    ) -> MailboxJob:
+        async with await self._locked_job(job_id) as txn:
+            job, error = self._checked_claim(txn, job_id, claim_token, now, "result recording")
+            if job is not None:
+                job = txn.put(
+                    msgspec.structs.replace(
+                        job,
+                        dispatch_instance_id=result.dispatch_instance_id,
+                        run_status=result.status,
+                        termination=result.termination,
+                        run_response=result.response,
+                        run_error=result.error,
+                        completed_at=now,
+                        updated_at=now,
+                    )
+                )
+        if error is not None:
+            raise error
+        assert job is not None
+        return job
+
+    async def reclaim_expired_leases(self, now: int, limit: int) -> list[MailboxJob]:
+        reclaimed: list[MailboxJob] = []
+        for job_id, mailbox_id in await self._expired_candidates(now, limit):
+            async with self._transaction(mailbox_id, job_id) as txn:
+                job = txn.jobs.get(job_id)
+                if (
+                    job is None
+                    or job.status is not _CLAIMED
+                    or job.lease_until is None
+                    or job.lease_until >= now
+                ):
+                    continue
+                if self._is_stale(txn, job):
+                    self._supersede(txn, job, now, "claimed dispatch superseded: lease expired")
+                    continue
+                attempts = job.attempt_count + 1
+                if attempts >= job.max_attempts:
+                    changed = _clear_claim(
+                        job,
+                        status=MailboxJobStatus.DEAD_LETTER,
+                        attempt_count=attempts,
+                        last_error="lease expired",
+                        completed_at=now,
+                        updated_at=now,
+                    )
+                else:
+                    changed = _clear_claim(
+                        job, status=_QUEUED, attempt_count=attempts, updated_at=now
+                    )
+                reclaimed.append(txn.put(changed))
+            if reclaimed and reclaimed[-1].status is _QUEUED:
+                await self._work_available(mailbox_id)
+        return reclaimed
+

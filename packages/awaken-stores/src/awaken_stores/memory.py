@@ -1,0 +1,278 @@
+"""In-memory stores: fast, asyncio-safe, lost on process exit (tests, examples, single process)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import msgspec
+
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import (
+    ConfigChangeEvent,
+    ConfigChangeKind,
+    ConfigChangeNotifier,
+    ConfigStore,
+    ProfileEntry,
+    ProfileOwner,
+    ProfileStore,
+    RunPage,
+    RunQuery,
+    RunRecord,
+    Thread,
+    ThreadMetadata,
+    ThreadRunStore,
+    checkpoint_thread,
+    require_thread,
+    sort_thread_ids,
+)
+from awaken_contract.errors import AlreadyExists
+from awaken_contract.ids import now_ms
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+
+__all__ = ["InMemoryConfigStore", "InMemoryMailboxStore", "InMemoryProfileStore", "InMemoryStore"]
+
+
+def _copy(value: Any) -> Any:
+    """Deep copy so callers never share mutable state with the store."""
+    return copy.deepcopy(value)
+
+
+class InMemoryStore(ThreadRunStore):
+    """Threads, messages and runs in dictionaries; ``profiles`` and ``config`` are its sub-stores."""
+
+    def __init__(self) -> None:
+        self._threads: dict[str, Thread] = {}
+        self._messages: dict[str, list[Message]] = {}
+        self._runs: dict[str, RunRecord] = {}
+        self._lock = asyncio.Lock()
+        self.profiles = InMemoryProfileStore()
+        self.config = InMemoryConfigStore()
+
+    # ------------------------------------------------------------------ threads
+    async def load_thread(self, thread_id: str) -> Thread | None:
+        return _copy(self._threads.get(thread_id))
+
+    async def save_thread(self, thread: Thread) -> None:
+        async with self._lock:
+            self._threads[thread.id] = _copy(thread)
+
+    async def delete_thread(self, thread_id: str) -> None:
+        async with self._lock:
+            self._threads.pop(thread_id, None)
+            self._messages.pop(thread_id, None)
+
+    async def list_threads(self, offset: int, limit: int) -> list[str]:
+        return sort_thread_ids(self._threads.values(), offset, limit)
+
+    async def load_messages(self, thread_id: str) -> list[Message] | None:
+        return _copy(self._messages.get(thread_id))
+
+    async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
+        async with self._lock:
+            self._messages[thread_id] = _copy(list(messages))
+
+    async def delete_messages(self, thread_id: str) -> None:
+        async with self._lock:
+            require_thread(self._threads.get(thread_id), thread_id)
+            self._messages.pop(thread_id, None)
+
+    async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
+        async with self._lock:
+            thread = require_thread(self._threads.get(thread_id), thread_id)
+            self._threads[thread_id] = msgspec.structs.replace(thread, metadata=_copy(metadata))
+
+    # ------------------------------------------------------------------ runs
+    async def create_run(self, record: RunRecord) -> None:
+        async with self._lock:
+            if record.run_id in self._runs:
+                raise AlreadyExists(record.run_id)
+            self._runs[record.run_id] = _copy(record)
+
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        return _copy(self._runs.get(run_id))
+
+    async def latest_run(self, thread_id: str) -> RunRecord | None:
+        runs = [r for r in self._runs.values() if r.thread_id == thread_id]
+        return _copy(max(runs, key=lambda r: r.updated_at)) if runs else None
+
+    async def list_runs(self, query: RunQuery) -> RunPage:
+        return _copy(query.page(self._runs.values()))
+
+    # ------------------------------------------------------------------ checkpoint
+    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+        # Everything is computed (and copied) before the first write, so a failure leaves the
+        # previous state untouched; the lock makes the three writes appear at once.
+        async with self._lock:
+            thread = checkpoint_thread(self._threads.get(thread_id), thread_id, run)
+            new_messages = _copy(list(messages))
+            new_run = _copy(run)
+            self._threads[thread_id] = thread
+            self._messages[thread_id] = new_messages
+            self._runs[run.run_id] = new_run
+
+
+class InMemoryProfileStore(ProfileStore):
+    """Profile entries in a dictionary per owner."""
+
+    def __init__(self) -> None:
+        self._entries: dict[ProfileOwner, dict[str, ProfileEntry]] = {}
+
+    async def get(self, owner: ProfileOwner, key: str) -> ProfileEntry | None:
+        return _copy(self._entries.get(owner, {}).get(key))
+
+    async def set(self, owner: ProfileOwner, key: str, value: Any) -> None:
+        entry = ProfileEntry(key=key, value=_copy(value), updated_at=now_ms())
+        self._entries.setdefault(owner, {})[key] = entry
+
+    async def delete(self, owner: ProfileOwner, key: str) -> None:
+        self._entries.get(owner, {}).pop(key, None)
+
+    async def list(self, owner: ProfileOwner) -> list[ProfileEntry]:
+        entries = self._entries.get(owner, {})
+        return [_copy(entries[k]) for k in sorted(entries)]
+
+    async def clear_owner(self, owner: ProfileOwner) -> None:
+        self._entries.pop(owner, None)
+
+
+class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
+    """Config documents in a dictionary per namespace, with in-process change notifications."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, dict[str, Any]] = {}
+        self._subscribers: list[asyncio.Queue[ConfigChangeEvent]] = []
+
+    async def get(self, namespace: str, id: str) -> Any | None:
+        return _copy(self._docs.get(namespace, {}).get(id))
+
+    async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
+        docs = self._docs.get(namespace, {})
+        ids = sorted(docs)[max(offset, 0) :][: max(limit, 0)]
+        return [(i, _copy(docs[i])) for i in ids]
+
+    async def put(self, namespace: str, id: str, value: Any) -> None:
+        self._docs.setdefault(namespace, {})[id] = _copy(value)
+        self._publish(ConfigChangeEvent(namespace=namespace, id=id, kind=ConfigChangeKind.PUT))
+
+    async def delete(self, namespace: str, id: str) -> None:
+        if self._docs.get(namespace, {}).pop(id, None) is not None:
+            self._publish(
+                ConfigChangeEvent(namespace=namespace, id=id, kind=ConfigChangeKind.DELETE)
+            )
+
+    def _publish(self, event: ConfigChangeEvent) -> None:
+        for queue in self._subscribers:
+            queue.put_nowait(event)
+
+    async def subscribe(self) -> AsyncIterator[ConfigChangeEvent]:
+        queue: asyncio.Queue[ConfigChangeEvent] = asyncio.Queue()
+        self._subscribers.append(queue)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            self._subscribers.remove(queue)
+
+
+class InMemoryMailboxStore(MailboxEngine):
+    """Mailbox jobs in memory; one asyncio lock serializes every transaction."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, MailboxJob] = {}
+        self._by_mailbox: dict[str, set[str]] = {}
+        self._generations: dict[str, int] = {}
+        self._lock = asyncio.Lock()
+        self._wakeup = asyncio.Event()
+
+    @asynccontextmanager
+    async def _transaction(
+        self, mailbox_id: str, job_id: str | None = None
+    ) -> AsyncIterator[MailboxTxn]:
+        async with self._lock:
+            ids = self._by_mailbox.get(mailbox_id, set())
+            jobs = [
+                self._jobs[i]
+                for i in ids
+                if i == job_id or not self._jobs[i].status.is_terminal
+            ]
+            txn = MailboxTxn(mailbox_id, self._generations.get(mailbox_id, 0), jobs)
+            yield txn
+            self._generations[mailbox_id] = txn.generation
+            for job in txn.changed_jobs():
+                self._jobs[job.job_id] = job
+                self._by_mailbox.setdefault(mailbox_id, set()).add(job.job_id)
+
+    async def _mailbox_of(self, job_id: str) -> str | None:
+        job = self._jobs.get(job_id)
+        return job.mailbox_id if job is not None else None
+
+    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
+        expired = [
+            j
+            for j in self._jobs.values()
+            if j.status is MailboxJobStatus.CLAIMED
+            and j.lease_until is not None
+            and j.lease_until < now
+        ]
+        expired.sort(key=lambda j: (j.lease_until or 0, j.job_id))
+        return [(j.job_id, j.mailbox_id) for j in expired[: max(limit, 0)]]
+
+    async def _work_available(self, mailbox_id: str) -> None:
+        self._wakeup.set()
+
+    async def wait_for_work(self, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(self._wakeup.wait(), timeout)
+        except TimeoutError:
+            return
+        finally:
+            self._wakeup.clear()
+
+    async def current_generation(self, mailbox_id: str) -> int:
+        return self._generations.get(mailbox_id, 0)
+
+    async def purge_terminal(self, older_than: int) -> int:
+        async with self._lock:
+            doomed = [
+                j for j in self._jobs.values() if j.is_terminal and j.updated_at < older_than
+            ]
+            for job in doomed:
+                del self._jobs[job.job_id]
+                self._by_mailbox[job.mailbox_id].discard(job.job_id)
+            return len(doomed)
+
+    async def queued_mailbox_ids(self) -> list[str]:
+        return sorted(
+            {j.mailbox_id for j in self._jobs.values() if j.status is MailboxJobStatus.QUEUED}
+        )
+
+    async def load(self, job_id: str) -> MailboxJob | None:
+        return self._jobs.get(job_id)
+
+    async def list(
+        self,
+        mailbox_id: str,
+        statuses: list[MailboxJobStatus] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MailboxJob]:
+        jobs = [self._jobs[i] for i in self._by_mailbox.get(mailbox_id, set())]
+        if statuses is not None:
+            jobs = [j for j in jobs if j.status in statuses]
+        jobs.sort(key=lambda j: (j.priority, j.created_at, j.job_id))
+        return jobs[max(offset, 0) :][: max(limit, 0)]
+
+    async def list_terminal(self, limit: int, offset: int) -> list[MailboxJob]:
+        jobs = sorted(
+            (j for j in self._jobs.values() if j.is_terminal),
+            key=lambda j: (j.updated_at, j.created_at, j.job_id),
+        )
+        return jobs[max(offset, 0) :][: max(limit, 0)]
+
+    async def count_by_status(self, status: MailboxJobStatus) -> int:
+        return sum(1 for j in self._jobs.values() if j.status is status)
