@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import msgspec
 import pytest
 
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
@@ -17,6 +16,7 @@ from awaken_contract.contract.storage import (
     RunOutcome,
     RunQuery,
     RunRequestOrigin,
+    RunRecord,
     RunRequestSnapshot,
     RunStore,
     RunWaitingState,
@@ -28,11 +28,12 @@ from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.errors import AlreadyExists
 from awaken_contract.state import PersistedState
 from awaken_contract.testing.builders import make_run, make_thread, poisoned_run
+from awaken_contract.testing.thread_store import ThreadStoreContract
 
 __all__ = ["CheckpointContract", "RunStoreContract", "ThreadRunStoreContract"]
 
 
-def _full_run() -> msgspec.Struct:
+def _full_run() -> RunRecord:
     return make_run(
         "r-full",
         "t-1",
@@ -93,7 +94,7 @@ class RunStoreContract:
 
     async def test_create_then_load_round_trips_every_field(self, store: RunStore) -> None:
         run = _full_run()
-        await store.create_run(run)  # type: ignore[arg-type]
+        await store.create_run(run)
         assert await store.load_run("r-full") == run
         minimal = make_run("r-min", status=RunStatus.CREATED)
         await store.create_run(minimal)
@@ -288,12 +289,5 @@ class CheckpointContract:
             assert latest is not None and latest.run_id == f"r-{i}"
 
 
-class ThreadRunStoreContract:
-    """Marker mixin combining nothing; use the three contracts together (see below)."""
-
-
-from awaken_contract.testing.thread_store import ThreadStoreContract  # noqa: E402
-
-
-class ThreadRunStoreContract(ThreadStoreContract, RunStoreContract, CheckpointContract):  # type: ignore[no-redef]  # noqa: F811
+class ThreadRunStoreContract(ThreadStoreContract, RunStoreContract, CheckpointContract):
     """Every ``ThreadRunStore`` test: threads, messages, runs and checkpoints."""

@@ -1,0 +1,272 @@
+"""The run's state store: revisioned snapshots, atomic commits, key registry and persistence.
+
+``commit`` applies a :class:`MutationBatch` to a copy of the state map, bumps the revision once
+and publishes a new immutable :class:`Snapshot` — all or nothing. The store is synchronous; the
+phase engine serialises access per run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import msgspec
+
+from awaken_contract.errors import (
+    KeyAlreadyRegistered,
+    PluginAlreadyInstalled,
+    PluginNotInstalled,
+    RevisionConflict,
+    UnknownKey,
+)
+from awaken_contract.plugin import Plugin
+from awaken_contract.state import (
+    KeyScope,
+    MergeStrategy,
+    MutationBatch,
+    PersistedState,
+    Snapshot,
+    StateCommand,
+    StateKey,
+    StateKeyOptions,
+    StateMap,
+    UnknownKeyPolicy,
+)
+from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
+
+__all__ = ["CommitEvent", "CommitHook", "StateStore"]
+
+V = TypeVar("V")
+_log = logging.getLogger(__name__)
+_MISSING: Any = object()
+
+
+class CommitEvent(msgspec.Struct, frozen=True):
+    """Passed to commit hooks after every non-empty commit."""
+
+    previous_revision: int
+    new_revision: int
+    op_count: int
+    snapshot: Snapshot
+
+
+CommitHook = Callable[[CommitEvent], None]
+
+
+class StateStore:
+    """Holds the current snapshot, the registered keys, installed plugins and commit hooks."""
+
+    __slots__ = ("_hooks", "_plugins", "_regs", "_snapshot")
+
+    def __init__(self) -> None:
+        self._snapshot = Snapshot(0, StateMap())
+        self._regs: dict[str, KeyRegistration] = {}
+        self._plugins: dict[type[Plugin], list[str]] = {}
+        self._hooks: list[CommitHook] = []
+
+    # ------------------------------------------------------------------ reading
+
+    def snapshot(self) -> Snapshot:
+        """The current immutable snapshot."""
+        return self._snapshot
+
+    def revision(self) -> int:
+        """The current revision (0 before the first commit)."""
+        return self._snapshot.revision
+
+    def read(self, key: type[StateKey[V, Any]]) -> V | None:
+        """The current value of ``key`` or ``None`` when absent (do not mutate it)."""
+        return self._snapshot.get(key)
+
+    # ------------------------------------------------------------------ registry
+
+    def register_key(
+        self, key: type[StateKey[Any, Any]], options: StateKeyOptions | None = None
+    ) -> None:
+        """Register a standalone key; an already-registered name is skipped."""
+        self.register_keys([KeyRegistration.of(key, options)])
+
+    def register_keys(self, registrations: Iterable[KeyRegistration]) -> None:
+        """Register keys; names already registered are silently skipped."""
+        regs = self._regs
+        for reg in registrations:
+            if reg.key_name not in regs:
+                regs[reg.key_name] = reg
+
+    def registration(self, key: str) -> KeyRegistration | None:
+        """The registration of a key string."""
+        return self._regs.get(key)
+
+    def is_registered(self, key: str) -> bool:
+        """Whether the key string is registered."""
+        return key in self._regs
+
+    def strategy(self, key: str) -> MergeStrategy:
+        """The merge strategy of a key string (unregistered → Exclusive)."""
+        reg = self._regs.get(key)
+        return reg.merge if reg is not None else MergeStrategy.EXCLUSIVE
+
+    def add_commit_hook(self, hook: CommitHook) -> None:
+        """Call ``hook`` after every non-empty commit."""
+        self._hooks.append(hook)
+
+    # ------------------------------------------------------------------ plugins
+
+    def install_plugin(self, plugin: Plugin | type[Plugin]) -> None:
+        """Run the plugin's ``register`` and register its keys (owned by the plugin).
+
+        Raises ``PluginAlreadyInstalled`` for a second plugin of the same type and
+        ``KeyAlreadyRegistered`` when one of its keys is already registered.
+        """
+        if isinstance(plugin, type):
+            plugin = plugin()
+        plugin_type = type(plugin)
+        if plugin_type in self._plugins:
+            raise PluginAlreadyInstalled(plugin.descriptor().name)
+        registrar = RuntimePluginRegistrar(plugin.descriptor().name)
+        plugin.register(registrar)
+        for reg in registrar.keys:
+            if reg.key_name in self._regs:
+                raise KeyAlreadyRegistered(reg.key_name)
+        for reg in registrar.keys:
+            self._regs[reg.key_name] = reg
+        self._plugins[plugin_type] = [reg.key_name for reg in registrar.keys]
+
+    def uninstall_plugin(self, plugin: Plugin | type[Plugin]) -> None:
+        """Clear the plugin's keys (unless ``retain_on_uninstall``) and unregister them."""
+        plugin_type = plugin if isinstance(plugin, type) else type(plugin)
+        owned = self._plugins.get(plugin_type)
+        if owned is None:
+            raise PluginNotInstalled(plugin_type.__name__)
+        batch = MutationBatch(self._snapshot.revision)
+        present = self._snapshot.ext.raw()
+        for name in owned:
+            reg = self._regs[name]
+            if not reg.options.retain_on_uninstall and name in present:
+                batch.clear_extension(name)
+        self.commit(batch)
+        for name in owned:
+            del self._regs[name]
+        del self._plugins[plugin_type]
+
+    # ------------------------------------------------------------------ commit
+
+    def commit(self, batch: MutationBatch | StateCommand) -> int:
+        """Apply a batch atomically and return the new revision.
+
+        An empty batch changes nothing and returns the current revision. A set base revision
+        that differs from the current one raises ``RevisionConflict``; a touched key that is not
+        registered raises ``UnknownKey``. A ``StateCommand`` commits its patch only (its actions
+        and effects need ``PhaseRuntime.submit_command``).
+        """
+        if isinstance(batch, StateCommand):
+            batch = batch.patch
+        ops = batch.ops
+        snap = self._snapshot
+        if not ops:
+            return snap.revision
+        base = batch.base_revision
+        if base is not None and base != snap.revision:
+            raise RevisionConflict(base, snap.revision)
+        regs = self._regs
+        for name in batch.touched_keys:
+            if name not in regs:
+                raise UnknownKey(name)
+        values = dict(snap.ext._values)
+        for key_cls, name, update in ops:
+            if key_cls is None:
+                values.pop(name, None)
+                continue
+            current = values.get(name, _MISSING)
+            if current is _MISSING:
+                current = key_cls.default()
+            values[name] = key_cls.apply(current, update)
+        new = Snapshot(snap.revision + 1, StateMap(values))
+        self._snapshot = new
+        if self._hooks:
+            event = CommitEvent(snap.revision, new.revision, len(ops), new)
+            for hook in self._hooks:
+                hook(event)
+        return new.revision
+
+    def merge_parallel(self, left: StateCommand, right: StateCommand) -> StateCommand:
+        """Merge two commands with each key's registered strategy (into ``left``)."""
+        return left.merge_parallel(right, self.strategy)
+
+    def merge_all_commands(self, commands: Iterable[StateCommand]) -> StateCommand:
+        """Fold commands with :meth:`merge_parallel` starting from an empty command."""
+        merged = StateCommand()
+        for command in commands:
+            merged.merge_parallel(command, self.strategy)
+        return merged
+
+    # ------------------------------------------------------------------ persistence
+
+    def _export(self, scope: KeyScope | None) -> PersistedState:
+        snap = self._snapshot
+        regs = self._regs
+        extensions: dict[str, Any] = {}
+        for name, value in snap.ext._values.items():
+            reg = regs.get(name)
+            if reg is None or not reg.options.persistent:
+                continue
+            if scope is not None and reg.scope is not scope:
+                continue
+            extensions[name] = reg.key.encode(value)
+        return PersistedState(snap.revision, extensions)
+
+    def export_persisted(self) -> PersistedState:
+        """Every present, persistent key encoded to JSON data, plus the revision."""
+        return self._export(None)
+
+    def export_thread_scoped(self) -> PersistedState:
+        """Like :meth:`export_persisted` but only Thread-scoped keys."""
+        return self._export(KeyScope.THREAD)
+
+    def _decode_entries(
+        self, persisted: PersistedState, policy: UnknownKeyPolicy, scope: KeyScope | None
+    ) -> dict[str, Any]:
+        decoded: dict[str, Any] = {}
+        for name, data in persisted.extensions.items():
+            reg = self._regs.get(name)
+            if reg is None:
+                if policy is UnknownKeyPolicy.ERROR:
+                    raise UnknownKey(name)
+                _log.debug("skipping unknown persisted state key %s", name)
+                continue
+            if scope is not None and reg.scope is not scope:
+                continue
+            decoded[name] = reg.key.decode(data)
+        return decoded
+
+    def restore(
+        self, persisted: PersistedState, policy: UnknownKeyPolicy = UnknownKeyPolicy.ERROR
+    ) -> None:
+        """Replace the whole state with ``persisted`` (revision included).
+
+        Unknown keys raise ``UnknownKey`` (policy ERROR) or are skipped (SKIP); undecodable
+        values raise ``KeyDecode``. Nothing changes on error.
+        """
+        values = self._decode_entries(persisted, policy, None)
+        self._snapshot = Snapshot(persisted.revision, StateMap(values))
+
+    def restore_thread_scoped(
+        self, persisted: PersistedState, policy: UnknownKeyPolicy = UnknownKeyPolicy.SKIP
+    ) -> None:
+        """Import only Thread-scoped keys into the current state (revision unchanged)."""
+        decoded = self._decode_entries(persisted, policy, KeyScope.THREAD)
+        if not decoded:
+            return
+        values = dict(self._snapshot.ext._values)
+        values.update(decoded)
+        self._snapshot = Snapshot(self._snapshot.revision, StateMap(values))
+
+    def reset_run_scoped(self) -> int:
+        """Remove every present Run-scoped key (one commit); returns the revision."""
+        batch = MutationBatch()
+        for name in self._snapshot.ext._values:
+            reg = self._regs.get(name)
+            if reg is not None and reg.scope is KeyScope.RUN:
+                batch.clear_extension(name)
+        return self.commit(batch)
