@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (

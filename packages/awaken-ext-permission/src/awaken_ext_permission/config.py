@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from awaken_contract.errors import ConfigLoadError
 from awaken_contract.registry_spec import PluginConfigKey
+from awaken_tool_pattern import PatternSyntaxError, parse_pattern
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from awaken_ext_permission.rules import (
     PatternSubject,
     PermissionRule,
@@ -19,7 +20,6 @@ from awaken_ext_permission.rules import (
     PermissionRuleSource,
     ToolPermissionBehavior,
 )
-from awaken_tool_pattern import PatternSyntaxError, parse_pattern
 
 _YAML_SUFFIXES = frozenset({"yaml", "yml"})
 

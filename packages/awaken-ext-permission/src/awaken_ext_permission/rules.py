@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Any
 
 import msgspec
-
 from awaken_tool_pattern import (
     AnyArgs,
     ExactTool,

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-
 from awaken_contract.state import KeyScope, MergeStrategy, StateCommand, StateKey
+from awaken_tool_pattern import PatternSyntaxError, ToolCallPattern
+
 from awaken_ext_permission.rules import (
     PatternSubject,
     PermissionRule,
@@ -23,7 +24,6 @@ from awaken_ext_permission.rules import (
     ToolPermissionBehavior,
     ToolSubject,
 )
-from awaken_tool_pattern import PatternSyntaxError, ToolCallPattern
 
 # --------------------------------------------------------------------------- actions
 
@@ -52,6 +52,18 @@ class PutRule(msgspec.Struct, frozen=True, tag="put_rule", tag_field="type"):
     """Upsert a complete rule, keeping its scope and source."""
 
     rule: PermissionRule
+
+
+class ReplaceDefinitionRules(
+    msgspec.Struct, frozen=True, tag="replace_definition_rules", tag_field="type"
+):
+    """Drop every rule whose source is ``definition`` and insert ``rules`` (configured rules).
+
+    Applied when an agent activates so rules removed from the configuration stop applying,
+    while rules added at run time (remembered approvals) stay.
+    """
+
+    rules: list[PermissionRule]
 
 
 class RemoveTool(msgspec.Struct, frozen=True, tag="remove_tool", tag_field="type"):
@@ -87,6 +99,7 @@ PermissionAction = (
     | SetTool
     | SetRule
     | PutRule
+    | ReplaceDefinitionRules
     | RemoveTool
     | RemoveRule
     | ClearTools
@@ -95,9 +108,9 @@ PermissionAction = (
 )
 
 
-def _pattern_key(pattern: str) -> str | None:
+def _pattern_subject(pattern: str) -> PatternSubject | None:
     try:
-        return PatternSubject.of(pattern).key
+        return PatternSubject.of(pattern)
     except PatternSyntaxError:
         return None
 
@@ -119,18 +132,22 @@ def apply_to_rules(
     elif isinstance(action, DenyTool):
         upsert(ToolSubject(action.tool_id), ToolPermissionBehavior.DENY)
     elif isinstance(action, SetRule):
-        try:
-            upsert(PatternSubject.of(action.pattern), action.behavior)
-        except PatternSyntaxError:
-            pass
+        subject = _pattern_subject(action.pattern)
+        if subject is not None:
+            upsert(subject, action.behavior)
     elif isinstance(action, PutRule):
         updated[action.rule.key] = action.rule
+    elif isinstance(action, ReplaceDefinitionRules):
+        for rule_key, rule in rules.items():
+            if rule.source is PermissionRuleSource.DEFINITION:
+                del updated[rule_key]
+        updated.update((rule.key, rule) for rule in action.rules)
     elif isinstance(action, RemoveTool):
         updated.pop(ToolSubject(action.tool_id).key, None)
     elif isinstance(action, RemoveRule):
-        key = _pattern_key(action.pattern)
-        if key is not None:
-            updated.pop(key, None)
+        removed = _pattern_subject(action.pattern)
+        if removed is not None:
+            updated.pop(removed.key, None)
     elif isinstance(action, ClearTools):
         updated.clear()
     return updated

@@ -12,11 +12,11 @@ from abc import abstractmethod
 from contextlib import AbstractAsyncContextManager
 
 import msgspec
-
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import (
     MailboxInterrupt,
     MailboxJob,
+    MailboxJobList,
     MailboxJobStatus,
     MailboxRunResult,
     MailboxStore,
@@ -45,7 +45,7 @@ class MailboxTxn:
         self.jobs[job.job_id] = job
         return job
 
-    def changed_jobs(self) -> list[MailboxJob]:
+    def changed_jobs(self) -> MailboxJobList:
         """Jobs added or replaced during the transaction."""
         return [j for jid, j in self.jobs.items() if self._original.get(jid) is not j]
 
@@ -53,7 +53,7 @@ class MailboxTxn:
         """Ids of jobs that did not exist before the transaction."""
         return {jid for jid in self.jobs if jid not in self._original}
 
-    def live(self, status: MailboxJobStatus) -> list[MailboxJob]:
+    def live(self, status: MailboxJobStatus) -> MailboxJobList:
         """Jobs with ``status`` ordered by (priority, created_at, job_id)."""
         found = [j for j in self.jobs.values() if j.status is status]
         return sorted(found, key=lambda j: (j.priority, j.created_at, j.job_id))
@@ -137,9 +137,7 @@ class MailboxEngine(MailboxStore):
             return None, VersionConflict(stale, txn.generation)
         return job, None
 
-    async def _locked_job(
-        self, job_id: str
-    ) -> AbstractAsyncContextManager[MailboxTxn]:
+    async def _locked_job(self, job_id: str) -> AbstractAsyncContextManager[MailboxTxn]:
         mailbox_id = await self._mailbox_of(job_id)
         if mailbox_id is None:
             raise StorageNotFound(job_id)
@@ -174,7 +172,7 @@ class MailboxEngine(MailboxStore):
 
     async def claim(
         self, mailbox_id: str, consumer: str, lease_ms: int, now: int, limit: int = 1
-    ) -> list[MailboxJob]:
+    ) -> MailboxJobList:
         async with self._transaction(mailbox_id) as txn:
             for job in txn.live(_QUEUED):
                 if self._is_stale(txn, job):
@@ -371,7 +369,7 @@ class MailboxEngine(MailboxStore):
         assert job is not None
         return job
 
-    async def reclaim_expired_leases(self, now: int, limit: int) -> list[MailboxJob]:
+    async def reclaim_expired_leases(self, now: int, limit: int) -> MailboxJobList:
         reclaimed: list[MailboxJob] = []
         for job_id, mailbox_id in await self._expired_candidates(now, limit):
             async with self._transaction(mailbox_id, job_id) as txn:
@@ -404,4 +402,3 @@ class MailboxEngine(MailboxStore):
             if reclaimed and reclaimed[-1].status is _QUEUED:
                 await self._work_available(mailbox_id)
         return reclaimed
-

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
-
-from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import (
     ConfigChangeEvent,
@@ -32,18 +30,31 @@ from awaken_contract.contract.storage import (
 )
 from awaken_contract.errors import AlreadyExists
 from awaken_contract.ids import now_ms
+
+from awaken_stores._codec import clone
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+
+T = TypeVar("T")
 
 __all__ = ["InMemoryConfigStore", "InMemoryMailboxStore", "InMemoryProfileStore", "InMemoryStore"]
 
 
-def _copy(value: Any) -> Any:
-    """Deep copy so callers never share mutable state with the store."""
-    return copy.deepcopy(value)
+def _copy(value: T) -> T:
+    """A JSON round-trip copy: callers never share state with the store, and only values a
+    durable store could persist are accepted (others raise ``SerializationError``)."""
+    return clone(value, type(value) if isinstance(value, msgspec.Struct) else Any)
+
+
+def _copy_opt(value: T | None) -> T | None:
+    return None if value is None else _copy(value)
+
+
+def _copy_messages(messages: list[Message]) -> list[Message]:
+    return clone(list(messages), list[Message])
 
 
 class InMemoryStore(ThreadRunStore):
-    """Threads, messages and runs in dictionaries; ``profiles`` and ``config`` are its sub-stores."""
+    """Threads, messages and runs in dicts; sub-stores ``profiles``, ``config``, ``mailbox``."""
 
     def __init__(self) -> None:
         self._threads: dict[str, Thread] = {}
@@ -52,10 +63,11 @@ class InMemoryStore(ThreadRunStore):
         self._lock = asyncio.Lock()
         self.profiles = InMemoryProfileStore()
         self.config = InMemoryConfigStore()
+        self.mailbox = InMemoryMailboxStore()
 
     # ------------------------------------------------------------------ threads
     async def load_thread(self, thread_id: str) -> Thread | None:
-        return _copy(self._threads.get(thread_id))
+        return _copy_opt(self._threads.get(thread_id))
 
     async def save_thread(self, thread: Thread) -> None:
         async with self._lock:
@@ -70,11 +82,12 @@ class InMemoryStore(ThreadRunStore):
         return sort_thread_ids(self._threads.values(), offset, limit)
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        return _copy(self._messages.get(thread_id))
+        messages = self._messages.get(thread_id)
+        return None if messages is None else _copy_messages(messages)
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         async with self._lock:
-            self._messages[thread_id] = _copy(list(messages))
+            self._messages[thread_id] = _copy_messages(messages)
 
     async def delete_messages(self, thread_id: str) -> None:
         async with self._lock:
@@ -94,14 +107,17 @@ class InMemoryStore(ThreadRunStore):
             self._runs[record.run_id] = _copy(record)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
-        return _copy(self._runs.get(run_id))
+        return _copy_opt(self._runs.get(run_id))
 
     async def latest_run(self, thread_id: str) -> RunRecord | None:
         runs = [r for r in self._runs.values() if r.thread_id == thread_id]
         return _copy(max(runs, key=lambda r: r.updated_at)) if runs else None
 
     async def list_runs(self, query: RunQuery) -> RunPage:
-        return _copy(query.page(self._runs.values()))
+        page = query.page(self._runs.values())
+        return RunPage(
+            items=[_copy(r) for r in page.items], total=page.total, has_more=page.has_more
+        )
 
     # ------------------------------------------------------------------ checkpoint
     async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
@@ -109,7 +125,7 @@ class InMemoryStore(ThreadRunStore):
         # previous state untouched; the lock makes the three writes appear at once.
         async with self._lock:
             thread = checkpoint_thread(self._threads.get(thread_id), thread_id, run)
-            new_messages = _copy(list(messages))
+            new_messages = _copy_messages(messages)
             new_run = _copy(run)
             self._threads[thread_id] = thread
             self._messages[thread_id] = new_messages
@@ -123,7 +139,7 @@ class InMemoryProfileStore(ProfileStore):
         self._entries: dict[ProfileOwner, dict[str, ProfileEntry]] = {}
 
     async def get(self, owner: ProfileOwner, key: str) -> ProfileEntry | None:
-        return _copy(self._entries.get(owner, {}).get(key))
+        return _copy_opt(self._entries.get(owner, {}).get(key))
 
     async def set(self, owner: ProfileOwner, key: str, value: Any) -> None:
         entry = ProfileEntry(key=key, value=_copy(value), updated_at=now_ms())
@@ -148,7 +164,7 @@ class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
         self._subscribers: list[asyncio.Queue[ConfigChangeEvent]] = []
 
     async def get(self, namespace: str, id: str) -> Any | None:
-        return _copy(self._docs.get(namespace, {}).get(id))
+        return _copy_opt(self._docs.get(namespace, {}).get(id))
 
     async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
         docs = self._docs.get(namespace, {})
@@ -196,9 +212,7 @@ class InMemoryMailboxStore(MailboxEngine):
         async with self._lock:
             ids = self._by_mailbox.get(mailbox_id, set())
             jobs = [
-                self._jobs[i]
-                for i in ids
-                if i == job_id or not self._jobs[i].status.is_terminal
+                self._jobs[i] for i in ids if i == job_id or not self._jobs[i].status.is_terminal
             ]
             txn = MailboxTxn(mailbox_id, self._generations.get(mailbox_id, 0), jobs)
             yield txn
@@ -225,9 +239,9 @@ class InMemoryMailboxStore(MailboxEngine):
     async def _work_available(self, mailbox_id: str) -> None:
         self._wakeup.set()
 
-    async def wait_for_work(self, timeout: float) -> None:
+    async def wait_for_work(self, wait_seconds: float) -> None:
         try:
-            await asyncio.wait_for(self._wakeup.wait(), timeout)
+            await asyncio.wait_for(self._wakeup.wait(), wait_seconds)
         except TimeoutError:
             return
         finally:
@@ -238,9 +252,7 @@ class InMemoryMailboxStore(MailboxEngine):
 
     async def purge_terminal(self, older_than: int) -> int:
         async with self._lock:
-            doomed = [
-                j for j in self._jobs.values() if j.is_terminal and j.updated_at < older_than
-            ]
+            doomed = [j for j in self._jobs.values() if j.is_terminal and j.updated_at < older_than]
             for job in doomed:
                 del self._jobs[job.job_id]
                 self._by_mailbox[job.mailbox_id].discard(job.job_id)
@@ -260,14 +272,14 @@ class InMemoryMailboxStore(MailboxEngine):
         statuses: list[MailboxJobStatus] | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[MailboxJob]:
+    ) -> MailboxJobList:
         jobs = [self._jobs[i] for i in self._by_mailbox.get(mailbox_id, set())]
         if statuses is not None:
             jobs = [j for j in jobs if j.status in statuses]
         jobs.sort(key=lambda j: (j.priority, j.created_at, j.job_id))
         return jobs[max(offset, 0) :][: max(limit, 0)]
 
-    async def list_terminal(self, limit: int, offset: int) -> list[MailboxJob]:
+    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
         jobs = sorted(
             (j for j in self._jobs.values() if j.is_terminal),
             key=lambda j: (j.updated_at, j.created_at, j.job_id),

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_PRIORITY",
     "MailboxInterrupt",
     "MailboxJob",
+    "MailboxJobList",
     "MailboxJobOrigin",
     "MailboxJobStatus",
     "MailboxRunResult",
@@ -165,7 +166,7 @@ class MailboxJob(msgspec.Struct, omit_defaults=True, kw_only=True):
 
 
 class MailboxInterrupt(msgspec.Struct):
-    """Result of ``interrupt``: the new generation, the still-claimed job and what was superseded."""
+    """Result of ``interrupt``: new generation, the still-claimed job, what was superseded."""
 
     new_generation: int
     active_job: MailboxJob | None
@@ -184,10 +185,14 @@ class MailboxRunResult(msgspec.Struct, omit_defaults=True):
     error: str | None = None
 
 
+MailboxJobList = list[MailboxJob]
+"""A list of jobs (alias usable inside classes that define a ``list`` method)."""
+
+
 def retry_delay_ms(attempt_count: int, base_ms: int = 250, max_ms: int = 30_000) -> int:
     """Backoff before retrying a job that failed ``attempt_count`` times so far."""
     factor = 2 ** min(max(attempt_count - 1, 0), 6)
-    return min(base_ms * factor, max_ms)
+    return int(min(base_ms * factor, max_ms))
 
 
 class MailboxStore(ABC):
@@ -209,7 +214,7 @@ class MailboxStore(ABC):
     @abstractmethod
     async def claim(
         self, mailbox_id: str, consumer: str, lease_ms: int, now: int, limit: int = 1
-    ) -> list[MailboxJob]:
+    ) -> MailboxJobList:
         """Claim up to ``limit`` available Queued jobs (priority, then FIFO); ``[]`` when the
         mailbox already has a Claimed job."""
 
@@ -270,7 +275,7 @@ class MailboxStore(ABC):
         """Record the run's result on the claimed job (status stays Claimed)."""
 
     @abstractmethod
-    async def reclaim_expired_leases(self, now: int, limit: int) -> list[MailboxJob]:
+    async def reclaim_expired_leases(self, now: int, limit: int) -> MailboxJobList:
         """Requeue (or dead-letter) Claimed jobs whose lease expired; stale ones are superseded
         and not returned."""
 
@@ -293,20 +298,20 @@ class MailboxStore(ABC):
         statuses: list[MailboxJobStatus] | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[MailboxJob]:
+    ) -> MailboxJobList:
         """Jobs of a mailbox ordered by (priority, created_at), optionally filtered by status."""
 
     @abstractmethod
-    async def list_terminal(self, limit: int, offset: int) -> list[MailboxJob]:
+    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
         """Terminal jobs ordered by (updated_at, created_at, job_id)."""
 
     @abstractmethod
     async def count_by_status(self, status: MailboxJobStatus) -> int:
         """How many jobs (across mailboxes) have ``status``."""
 
-    async def wait_for_work(self, timeout: float) -> None:
-        """Wait until new work may be claimable or ``timeout`` seconds pass.
+    async def wait_for_work(self, wait_seconds: float) -> None:
+        """Wait until new work may be claimable or ``wait_seconds`` pass.
 
         Backends with push notification (in-memory events, PostgreSQL LISTEN/NOTIFY) return early;
         the default simply sleeps, so callers always poll after it returns."""
-        await asyncio.sleep(timeout)
+        await asyncio.sleep(wait_seconds)

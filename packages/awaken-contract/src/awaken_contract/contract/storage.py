@@ -1,4 +1,4 @@
-"""Store interfaces and the durable records they persist (threads, messages, runs, profiles, config).
+"""Store interfaces and the records they persist (threads, messages, runs, profiles, config).
 
 A store is any object implementing these abstract classes; ``awaken_stores`` ships in-memory, file,
 SQLite and PostgreSQL implementations and ``awaken_contract.testing`` holds the conformance suite
@@ -199,7 +199,7 @@ class MessageSeqRange(msgspec.Struct):
 
 
 class MessageQuery(msgspec.Struct, omit_defaults=True):
-    """A page request over a thread's messages; ``cursor`` (a stringified offset) wins over offset."""
+    """A page of a thread's messages; ``cursor`` (a stringified offset) wins over ``offset``."""
 
     offset: int = 0
     limit: int = 50
@@ -428,7 +428,7 @@ class ThreadStore(ABC):
 
     @abstractmethod
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
-        """Replace the metadata, keeping run pointers; a missing thread raises ``StorageNotFound``."""
+        """Replace the metadata, keeping run pointers; missing thread → ``StorageNotFound``."""
 
     async def load_message_records(self, thread_id: str) -> list[MessageRecord] | None:
         """The message log as records numbered from 1, or ``None`` when no messages exist."""

@@ -15,8 +15,8 @@ from awaken_contract.contract.storage import (
     RunMessageOutput,
     RunOutcome,
     RunQuery,
-    RunRequestOrigin,
     RunRecord,
+    RunRequestOrigin,
     RunRequestSnapshot,
     RunStore,
     RunWaitingState,
@@ -148,7 +148,9 @@ class RunStoreContract:
         assert len(one.items) == 1 and one.has_more
 
     async def test_list_runs_limit_clamped_to_200(self, store: RunStore) -> None:
-        await asyncio.gather(*(store.create_run(make_run(f"r{i:03}", created_at=i)) for i in range(205)))
+        await asyncio.gather(
+            *(store.create_run(make_run(f"r{i:03}", created_at=i)) for i in range(205))
+        )
         page = await store.list_runs(RunQuery(limit=1000))
         assert len(page.items) == 200 and page.total == 205 and page.has_more
 
@@ -272,9 +274,7 @@ class CheckpointContract:
             assert ok == (i % 3 != 0)
             assert (await store.load_run(f"r-{i}") is not None) == ok
 
-    async def test_concurrent_checkpoints_on_distinct_threads(
-        self, store: ThreadRunStore
-    ) -> None:
+    async def test_concurrent_checkpoints_on_distinct_threads(self, store: ThreadRunStore) -> None:
         async def one(i: int) -> None:
             run = make_run(f"r-{i}", f"t-{i}", status=RunStatus.DONE)
             await store.checkpoint(f"t-{i}", [Message.user(f"m{i}")] * (i + 1), run)

@@ -8,7 +8,12 @@ import pytest
 
 from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.message import Message, MessageMetadata, ToolCall, Visibility
-from awaken_contract.contract.storage import MessageQuery, MessageSeqRange, ThreadMetadata, ThreadStore
+from awaken_contract.contract.storage import (
+    MessageQuery,
+    MessageSeqRange,
+    ThreadMetadata,
+    ThreadStore,
+)
 from awaken_contract.errors import StorageNotFound
 from awaken_contract.testing.builders import make_thread
 

@@ -1,0 +1,359 @@
+"""The phase engine: GATHER hooks on one frozen snapshot, then EXECUTE scheduled actions.
+
+``run_phase(env, ctx)``:
+
+* GATHER — every active hook of the phase runs against the same snapshot; their commands are
+  merged and committed once. When two hooks write the same Exclusive key, the first compatible
+  batch is committed and the deferred hooks re-run one by one on fresh snapshots.
+* EXECUTE — queued actions of this phase are handed to their handlers, cascading until no
+  matching action is left (at most ``max_rounds`` rounds → ``PhaseRunLoopExceeded``). A failing
+  handler dead-letters its action into ``FailedScheduledActions``.
+
+Effects are validated when a command is submitted (``UnknownEffectHandler``) and dispatched
+after its commit; effect failures are logged, never raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import msgspec
+
+from awaken_contract.errors import (
+    PhaseRunLoopExceeded,
+    StateCancelled,
+    UnknownEffectHandler,
+    UnknownScheduledActionHandler,
+)
+from awaken_contract.model import (
+    DEFAULT_MAX_PHASE_ROUNDS,
+    FailedScheduledAction,
+    FailedScheduledActions,
+    PendingScheduledActions,
+    Phase,
+    PushScheduledAction,
+    RemoveScheduledAction,
+    ScheduledActionEnvelope,
+)
+from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
+from awaken_contract.plugin import PhaseContext
+from awaken_contract.state import MergeStrategy, MutationBatch, StateCommand, StateKeyOptions
+from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
+from awaken_runtime.state.store import StateStore
+
+__all__ = [
+    "DEFAULT_MAX_PHASE_ROUNDS",
+    "EffectReport",
+    "PhaseRunReport",
+    "PhaseRuntime",
+    "PhaseRuntimePlugin",
+    "SubmitReport",
+]
+
+_log = logging.getLogger(__name__)
+_PENDING = PendingScheduledActions.KEY
+_EXCLUSIVE = MergeStrategy.EXCLUSIVE
+
+
+class EffectReport(msgspec.Struct):
+    """How many effects were attempted, dispatched successfully and failed."""
+
+    attempted: int = 0
+    dispatched: int = 0
+    failed: int = 0
+
+    def add(self, other: EffectReport) -> None:
+        """Accumulate ``other`` into this report."""
+        self.attempted += other.attempted
+        self.dispatched += other.dispatched
+        self.failed += other.failed
+
+
+class SubmitReport(msgspec.Struct):
+    """Result of :meth:`PhaseRuntime.submit_command`."""
+
+    revision: int
+    effect_report: EffectReport
+
+
+class PhaseRunReport(msgspec.Struct):
+    """What one phase run did."""
+
+    phase: Phase
+    rounds: int = 0
+    processed_scheduled_actions: int = 0
+    skipped_scheduled_actions: int = 0
+    failed_scheduled_actions: int = 0
+    generated_effects: int = 0
+    effect_report: EffectReport = msgspec.field(default_factory=EffectReport)
+
+
+class PhaseRuntimePlugin(Plugin):
+    """Internal plugin ``phase-runtime``: the action queue and the dead-letter list."""
+
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("phase-runtime")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        options = StateKeyOptions()
+        registrar.register_key(PendingScheduledActions, options)
+        registrar.register_key(FailedScheduledActions, options)
+
+
+class PhaseRuntime:
+    """Runs phases over one run's :class:`StateStore` (one instance per run)."""
+
+    __slots__ = ("_lock", "_next_id", "max_rounds", "store")
+
+    def __init__(self, store: StateStore, *, max_rounds: int = DEFAULT_MAX_PHASE_ROUNDS) -> None:
+        self.store = store
+        self.max_rounds = max_rounds
+        self._lock = asyncio.Lock()
+        self._next_id = 1
+        if not store.is_registered(_PENDING):
+            store.install_plugin(PhaseRuntimePlugin())
+
+    # ------------------------------------------------------------------ public API
+
+    async def run_phase(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
+        """GATHER then EXECUTE for ``ctx.phase``; raises ``StateCancelled`` when the context's
+        token is cancelled at entry or between the two stages."""
+        token = ctx.cancellation_token
+        if token is not None and token.is_cancelled:
+            raise StateCancelled()
+        async with self._lock:
+            effects = await self._gather(env, ctx)
+            if token is not None and token.is_cancelled:
+                raise StateCancelled()
+            report = await self._execute(env, ctx)
+            report.effect_report.add(effects)
+            return report
+
+    async def run_execute_loop(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
+        """EXECUTE only (no hooks, no cancellation checks)."""
+        async with self._lock:
+            return await self._execute(env, ctx)
+
+    async def collect_commands(self, env: ExecutionEnv, ctx: PhaseContext) -> StateCommand:
+        """Run the phase's hooks on the current snapshot and merge their commands without
+        committing; an Exclusive overlap raises ``ParallelMergeConflict``."""
+        hooks = self._hooks(env, ctx)
+        merged = StateCommand()
+        if not hooks:
+            return merged
+        snap = self.store.snapshot()
+        if ctx.snapshot is not snap:
+            ctx = ctx.with_snapshot(snap)
+        if len(hooks) == 1:
+            commands = [await hooks[0].hook.run(ctx)]
+        else:
+            commands = list(await asyncio.gather(*(h.hook.run(ctx) for h in hooks)))
+        strategy = self.store.strategy
+        for command in commands:
+            if command.patch.base_revision is None and not command.is_empty:
+                command.patch.base_revision = snap.revision
+            merged.merge_parallel(command, strategy)
+        return merged
+
+    async def submit_command(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
+        """Validate, enqueue actions, commit, then dispatch effects (under the lock)."""
+        async with self._lock:
+            return await self._submit(env, command)
+
+    def next_id(self) -> int:
+        """The next action/effect id (monotonic from 1)."""
+        value = self._next_id
+        self._next_id = value + 1
+        return value
+
+    # ------------------------------------------------------------------ internals
+
+    @staticmethod
+    def _hooks(env: ExecutionEnv, ctx: PhaseContext) -> list[TaggedPhaseHook]:
+        hooks = env.phase_hooks.get(ctx.phase)
+        if not hooks:
+            return []
+        active = ctx.agent_spec.active_hook_filter
+        if not active:
+            return hooks
+        return [h for h in hooks if h.plugin_id in active]
+
+    async def _submit(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
+        actions = command.scheduled_actions
+        effects = command.effects
+        if actions:
+            handlers = env.action_handlers
+            for action in actions:
+                if action.key not in handlers:
+                    raise UnknownScheduledActionHandler(action.key)
+        if effects:
+            effect_handlers = env.effect_handlers
+            for effect in effects:
+                if effect.key not in effect_handlers:
+                    raise UnknownEffectHandler(effect.key)
+        patch = command.patch
+        if actions:
+            for action in actions:
+                envelope = ScheduledActionEnvelope(self.next_id(), action)
+                patch.update(PendingScheduledActions, PushScheduledAction(envelope))
+            command.scheduled_actions = []
+        if effects:
+            for _ in effects:
+                self.next_id()
+            command.effects = []
+        revision = self.store.commit(patch)
+        report = EffectReport()
+        if effects:
+            await self._dispatch_effects(env, effects, report)
+        return SubmitReport(revision, report)
+
+    async def _dispatch_effects(
+        self, env: ExecutionEnv, effects: list[Any], report: EffectReport
+    ) -> None:
+        snapshot = self.store.snapshot()
+        for effect in effects:
+            report.attempted += 1
+            registered = env.effect_handlers.get(effect.key)
+            if registered is None:
+                report.failed += 1
+                _log.warning("no effect handler for %s", effect.key)
+                continue
+            try:
+                payload = registered.spec.decode_payload(effect.payload)
+                await registered.handler.handle_typed(payload, snapshot)
+            except Exception:
+                report.failed += 1
+                _log.exception("effect handler for %s failed", effect.key)
+            else:
+                report.dispatched += 1
+
+    async def _gather(self, env: ExecutionEnv, ctx: PhaseContext) -> EffectReport:
+        report = EffectReport()
+        hooks = self._hooks(env, ctx)
+        if not hooks:
+            return report
+        store = self.store
+        snap = store.snapshot()
+        if ctx.snapshot is not snap:
+            ctx = ctx.with_snapshot(snap)
+        if len(hooks) == 1:
+            command = await hooks[0].hook.run(ctx)
+            if not command.is_empty:
+                if command.patch.base_revision is None:
+                    command.patch.base_revision = snap.revision
+                report.add((await self._submit(env, command)).effect_report)
+            return report
+
+        results = await asyncio.gather(*(h.hook.run(ctx) for h in hooks))
+        commands: list[tuple[int, StateCommand]] = []
+        for index, command in enumerate(results):
+            if command.is_empty:
+                continue
+            if command.patch.base_revision is None:
+                command.patch.base_revision = snap.revision
+            commands.append((index, command))
+        if not commands:
+            return report
+
+        exclusive = self._exclusive_keys(commands)
+        if not self._has_conflict(exclusive):
+            merged = commands[0][1]
+            for _, command in commands[1:]:
+                merged.extend(command)
+            report.add((await self._submit(env, merged)).effect_report)
+            return report
+
+        # Conflict: commit a compatible batch, then re-run deferred hooks serially.
+        claimed: set[str] = set()
+        batch = StateCommand()
+        deferred: list[int] = []
+        for (index, command), keys in zip(commands, exclusive, strict=True):
+            if keys & claimed:
+                deferred.append(index)
+                continue
+            claimed |= keys
+            batch.extend(command)
+        if not batch.is_empty:
+            report.add((await self._submit(env, batch)).effect_report)
+        for index in deferred:
+            fresh = store.snapshot()
+            command = await hooks[index].hook.run(ctx.with_snapshot(fresh))
+            if command.is_empty:
+                continue
+            if command.patch.base_revision is None:
+                command.patch.base_revision = fresh.revision
+            report.add((await self._submit(env, command)).effect_report)
+        return report
+
+    def _exclusive_keys(self, commands: list[tuple[int, StateCommand]]) -> list[set[str]]:
+        strategy = self.store.strategy
+        return [
+            {k for k in command.patch.touched_keys if strategy(k) is _EXCLUSIVE}
+            for _, command in commands
+        ]
+
+    @staticmethod
+    def _has_conflict(exclusive: list[set[str]]) -> bool:
+        seen: set[str] = set()
+        for keys in exclusive:
+            if keys & seen:
+                return True
+            seen |= keys
+        return False
+
+    async def _execute(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
+        phase = ctx.phase
+        report = PhaseRunReport(phase)
+        store = self.store
+        handlers = env.action_handlers
+        rounds = 0
+        while True:
+            rounds += 1
+            if rounds > self.max_rounds:
+                raise PhaseRunLoopExceeded(phase, self.max_rounds)
+            queue: list[ScheduledActionEnvelope] | None = store.snapshot().get_raw(_PENDING)
+            if not queue:
+                break
+            matching = [
+                e for e in queue if e.action.phase == phase and e.action.key in handlers
+            ]
+            if not matching:
+                if rounds == 1:
+                    report.skipped_scheduled_actions = sum(
+                        1 for e in queue if e.action.phase != phase
+                    )
+                break
+            for envelope in matching:
+                registered = handlers[envelope.action.key]
+                try:
+                    payload = registered.spec.decode_payload(envelope.action.payload)
+                    command = await registered.handler.handle(payload, store.snapshot())
+                except Exception as exc:
+                    self._dead_letter(envelope, str(exc))
+                    report.failed_scheduled_actions += 1
+                    continue
+                report.generated_effects += len(command.effects)
+                command.patch.update(PendingScheduledActions, RemoveScheduledAction(envelope.id))
+                try:
+                    submitted = await self._submit(env, command)
+                except Exception as exc:
+                    self._dead_letter(envelope, f"failed to submit action command: {exc}")
+                    report.failed_scheduled_actions += 1
+                    continue
+                report.processed_scheduled_actions += 1
+                report.effect_report.add(submitted.effect_report)
+        report.rounds = rounds
+        return report
+
+    def _dead_letter(self, envelope: ScheduledActionEnvelope, error: str) -> None:
+        _log.warning("scheduled action %s (%s) failed: %s", envelope.id, envelope.action.key, error)
+        batch = MutationBatch()
+        batch.update(PendingScheduledActions, RemoveScheduledAction(envelope.id))
+        batch.update(
+            FailedScheduledActions,
+            FailedScheduledAction(envelope.id, envelope.action, error),
+        )
+        self.store.commit(batch)
