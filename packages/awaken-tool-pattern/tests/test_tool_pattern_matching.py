@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from awaken_tool_pattern import (
     MatchOp,
+    PatternSyntaxError,
     Specificity,
     evaluate_op,
     op_precision,
@@ -19,6 +20,7 @@ from awaken_tool_pattern import (
     value_to_string,
     wildcard_match,
 )
+from awaken_tool_pattern.regex import scope_inline_flags
 
 MATCHES: list[tuple[str, str, Any, bool]] = [
     # tool names
@@ -242,3 +244,39 @@ def test_schema_helpers() -> None:
     wildcard = parse_pattern('Edit(*.name = "x")')
     assert validate_pattern_fields(wildcard, SCHEMA) == []
     assert schema_has_path(SCHEMA, ())
+
+
+@pytest.mark.parametrize(
+    ("source", "rewritten"),
+    [
+        ("a(?i)b", "a(?i:b)"),
+        ("a(?i)b|c", "a(?i:b)|(?i:c)"),
+        ("(x(?i)y)z", "(x(?i:y))z"),
+        ("a(?i)b(?-i)c", "a(?i:b(?-i:c))"),
+        ("(?i)ab", "(?i)ab"),
+        ("a[(?i)]b", "a[(?i)]b"),
+    ],
+)
+def test_mid_pattern_inline_flags_are_scoped(source: str, rewritten: str) -> None:
+    assert scope_inline_flags(source) == rewritten
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "expected"),
+    [
+        ('T(c =~ "rm(?i) -RF")', "rm -rf", True),
+        ('T(c =~ "rm(?i) -RF")', "RM -rf", False),
+        ('T(c =~ "x(?i)y|z")', "Z", True),
+        ('T(c =~ "(x(?i)y)z")', "xYZ", False),
+        ('T(c =~ "a(?U)b")', "ab", False),  # a flag Python lacks: invalid, never matches
+        ('T(c !=~ "a(?U)b")', "ab", True),
+    ],
+)
+def test_rust_style_inline_flags_in_values(text: str, value: str, expected: bool) -> None:
+    assert parse_pattern(text).matches("T", {"c": value}).matched is expected
+
+
+def test_rust_style_inline_flags_in_tool_regex() -> None:
+    assert parse_pattern("/mcp__(?i)GH__.*/").matches("mcp__gh__list")
+    with pytest.raises(PatternSyntaxError):
+        parse_pattern("/a(?U)b/")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import msgspec
@@ -43,12 +43,14 @@ if TYPE_CHECKING:
         StateKeyOptions,
         StateStoreHandle,
     )
+    from awaken_contract.tool_policy import ToolPolicyHook
 
 __all__ = [
     "ConfigSchema",
     "InferenceRequestTransform",
     "PhaseContext",
     "PhaseHook",
+    "PhaseHookFn",
     "Plugin",
     "PluginDescriptor",
     "PluginRegistrar",
@@ -188,11 +190,35 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PhaseHook(ABC):
-    """Runs at a phase; reads the context, returns the state changes it wants."""
+    """Runs at a phase; reads the context, returns the state changes it wants.
+
+    Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function.
+    """
 
     @abstractmethod
     async def run(self, ctx: PhaseContext) -> StateCommand:
         """Return a command (an empty one when there is nothing to do)."""
+
+    @staticmethod
+    def of(hook: PhaseHook | PhaseHookFn) -> PhaseHook:
+        """``hook`` itself, or a function wrapped into a :class:`PhaseHook`."""
+        return hook if isinstance(hook, PhaseHook) else _FnPhaseHook(hook)
+
+
+PhaseHookFn = Callable[[PhaseContext], Awaitable["StateCommand"]]
+
+
+class _FnPhaseHook(PhaseHook):
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: PhaseHookFn) -> None:
+        self._fn = fn
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        return await self._fn(ctx)
+
+    def __repr__(self) -> str:
+        return f"PhaseHook.of({getattr(self._fn, '__qualname__', self._fn)!r})"
 
 
 class ToolGateHook(ABC):
@@ -263,12 +289,22 @@ class PluginRegistrar(ABC):
         """Handle ``effect`` (duplicate → ``EffectHandlerAlreadyRegistered``)."""
 
     @abstractmethod
-    def register_phase_hook(self, plugin_id: str, phase: Phase, hook: PhaseHook) -> None:
-        """Run ``hook`` at ``phase`` (behavioural)."""
+    def register_phase_hook(
+        self, plugin_id: str, phase: Phase, hook: PhaseHook | PhaseHookFn
+    ) -> None:
+        """Run ``hook`` (a PhaseHook or an async function of the context) at ``phase``
+        (behavioural)."""
 
     @abstractmethod
     def register_tool_gate_hook(self, plugin_id: str, hook: ToolGateHook) -> None:
         """Run ``hook`` before every tool call (behavioural)."""
+
+    def register_tool_policy_hook(self, plugin_id: str, hook: ToolPolicyHook) -> None:
+        """Run a tool policy before every tool call; it is adapted into a gate hook
+        (Deny → Block, Suspend → Suspend, ReplaceResult → SetResult, Allow/AuditOnly → none)."""
+        from awaken_contract.tool_policy import ToolPolicyGateHook
+
+        self.register_tool_gate_hook(plugin_id, ToolPolicyGateHook(hook))
 
     @abstractmethod
     def register_tool(self, tool_id: str, tool: Tool) -> None:

@@ -55,8 +55,14 @@ def approve(
     decision_id: str = "",
 ) -> ToolCallResume:
     """A decision approving a permission prompt (``remember`` keeps the approval)."""
-    decision = PermissionDecision(True, remember, pattern, RememberScope(scope))
-    return ToolCallResume.resume(msgspec.to_builtins(decision), decision_id=decision_id)
+    result: dict[str, Any] = {"approved": True}
+    if remember:
+        result["remember"] = True
+    if pattern is not None:
+        result["pattern"] = pattern
+    if RememberScope(scope) is not RememberScope.THREAD:
+        result["scope"] = RememberScope(scope).value
+    return ToolCallResume.resume(result, decision_id=decision_id)
 
 
 def deny(reason: str | None = None, *, decision_id: str = "") -> ToolCallResume:

@@ -39,6 +39,15 @@ class MailboxTxn:
         self.initial_generation = generation
         self.jobs: dict[str, MailboxJob] = {j.job_id: j for j in jobs}
         self._original: dict[str, MailboxJob] = dict(self.jobs)
+        self.busy = False
+
+    @classmethod
+    def busy_marker(cls, mailbox_id: str) -> MailboxTxn:
+        """A transaction that could not lock the mailbox (another one holds it); claims return
+        nothing and no write happens."""
+        txn = cls(mailbox_id, 0, [])
+        txn.busy = True
+        return txn
 
     def put(self, job: MailboxJob) -> MailboxJob:
         """Replace (or add) a job; it will be written back."""
@@ -83,6 +92,11 @@ class MailboxEngine(MailboxStore):
     @abstractmethod
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         """``(job_id, mailbox_id)`` of Claimed jobs with ``lease_until < now``, up to ``limit``."""
+
+    def _claim_transaction(self, mailbox_id: str) -> AbstractAsyncContextManager[MailboxTxn]:
+        """The transaction ``claim`` uses; backends may return a non-blocking variant that
+        yields :meth:`MailboxTxn.busy_marker` when the mailbox is locked."""
+        return self._transaction(mailbox_id)
 
     async def _work_available(self, mailbox_id: str) -> None:
         """Hook called after a job became claimable (wake-up of waiting workers)."""
@@ -173,7 +187,9 @@ class MailboxEngine(MailboxStore):
     async def claim(
         self, mailbox_id: str, consumer: str, lease_ms: int, now: int, limit: int = 1
     ) -> MailboxJobList:
-        async with self._transaction(mailbox_id) as txn:
+        async with self._claim_transaction(mailbox_id) as txn:
+            if txn.busy:
+                return []
             for job in txn.live(_QUEUED):
                 if self._is_stale(txn, job):
                     self._supersede(txn, job, now, "queued dispatch superseded before claim")

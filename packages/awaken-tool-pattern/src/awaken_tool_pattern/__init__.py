@@ -36,7 +36,7 @@ from awaken_tool_pattern.pattern import (
     pattern_matches,
     primary_value,
 )
-from awaken_tool_pattern.regex import RegexCompileError
+from awaken_tool_pattern.regex import RegexCompileError, compile_regex, scope_inline_flags
 from awaken_tool_pattern.schema import schema_has_path, validate_pattern_fields
 from awaken_tool_pattern.values import value_to_string
 from awaken_tool_pattern.wildcard import glob_to_regex, wildcard_match
@@ -64,6 +64,7 @@ __all__ = [
     "ToolCallPattern",
     "ToolMatcher",
     "WildcardSegment",
+    "compile_regex",
     "evaluate_field_condition",
     "evaluate_op",
     "glob_to_regex",
@@ -75,6 +76,7 @@ __all__ = [
     "render_path",
     "resolve_path",
     "schema_has_path",
+    "scope_inline_flags",
     "validate_pattern_fields",
     "value_to_string",
     "wildcard_match",

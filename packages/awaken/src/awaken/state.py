@@ -18,7 +18,15 @@ from awaken_contract.state import (
     encode_value,
 )
 
+from awaken_runtime.state import (
+    CommitEvent,
+    CommitHook,
+    StateStore,
+)
+
 __all__ = [
+    "CommitEvent",
+    "CommitHook",
     "KeyScope",
     "MergeStrategy",
     "MutationBatch",
@@ -28,6 +36,7 @@ __all__ = [
     "StateKey",
     "StateKeyOptions",
     "StateMap",
+    "StateStore",
     "StateStoreHandle",
     "UnknownKeyPolicy",
     "decode_value",

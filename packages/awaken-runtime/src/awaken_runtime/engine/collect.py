@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-
 from awaken_contract.contract.content import AnyContentBlock, TextBlock, ThinkingBlock
 from awaken_contract.contract.inference import (
     LlmStreamEvent,

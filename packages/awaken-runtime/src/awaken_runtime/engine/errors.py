@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import msgspec
-
 from awaken_contract.errors import (
     InferenceExecutionError,
     InferenceTimeout,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import msgspec
-
 from awaken_contract.errors import ProviderError
 
 __all__ = ["SseEvent", "iter_sse"]

@@ -20,7 +20,6 @@ import logging
 from typing import Any
 
 import msgspec
-
 from awaken_contract.errors import (
     PhaseRunLoopExceeded,
     StateCancelled,
@@ -37,11 +36,11 @@ from awaken_contract.model import (
     RemoveScheduledAction,
     ScheduledActionEnvelope,
 )
-from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
-from awaken_contract.plugin import PhaseContext
+from awaken_contract.plugin import PhaseContext, Plugin, PluginDescriptor, PluginRegistrar
 from awaken_contract.state import MergeStrategy, MutationBatch, StateCommand, StateKeyOptions
+
 from awaken_runtime.plugins.env import ExecutionEnv
-from awaken_runtime.plugins.registrar import TaggedPhaseHook
+from awaken_runtime.plugins.registrar import KeyRegistration, TaggedPhaseHook
 from awaken_runtime.state.store import StateStore
 
 __all__ = [
@@ -103,8 +102,18 @@ class PhaseRuntimePlugin(Plugin):
         registrar.register_key(FailedScheduledActions, options)
 
 
+_PHASE_RUNTIME_KEYS = (
+    KeyRegistration.of(PendingScheduledActions, StateKeyOptions(), "phase-runtime"),
+    KeyRegistration.of(FailedScheduledActions, StateKeyOptions(), "phase-runtime"),
+)
+
+
 class PhaseRuntime:
-    """Runs phases over one run's :class:`StateStore` (one instance per run)."""
+    """Runs phases over one run's :class:`StateStore` (one instance per run).
+
+    Creating it registers the ``phase-runtime`` keys (the action queue and dead letters) in the
+    store, exactly as installing :class:`PhaseRuntimePlugin` would.
+    """
 
     __slots__ = ("_lock", "_next_id", "max_rounds", "store")
 
@@ -114,7 +123,7 @@ class PhaseRuntime:
         self._lock = asyncio.Lock()
         self._next_id = 1
         if not store.is_registered(_PENDING):
-            store.install_plugin(PhaseRuntimePlugin())
+            store.register_keys(_PHASE_RUNTIME_KEYS)
 
     # ------------------------------------------------------------------ public API
 
@@ -317,9 +326,7 @@ class PhaseRuntime:
             queue: list[ScheduledActionEnvelope] | None = store.snapshot().get_raw(_PENDING)
             if not queue:
                 break
-            matching = [
-                e for e in queue if e.action.phase == phase and e.action.key in handlers
-            ]
+            matching = [e for e in queue if e.action.phase == phase and e.action.key in handlers]
             if not matching:
                 if rounds == 1:
                     report.skipped_scheduled_actions = sum(

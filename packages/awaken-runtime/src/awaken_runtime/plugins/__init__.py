@@ -10,7 +10,17 @@ from awaken_contract.plugin import (
     PluginRegistrar,
     ToolGateHook,
 )
+
 from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.plugins.loop_actions import (
+    LOOP_ACTION_HANDLERS_PLUGIN_ID,
+    LoopActionHandlersPlugin,
+)
+from awaken_runtime.plugins.loop_state import (
+    LOOP_STATE_PLUGIN_ID,
+    LoopStatePlugin,
+    loop_state_registrations,
+)
 from awaken_runtime.plugins.registrar import (
     KeyRegistration,
     RegisteredActionHandler,
@@ -22,10 +32,14 @@ from awaken_runtime.plugins.registrar import (
 )
 
 __all__ = [
+    "LOOP_ACTION_HANDLERS_PLUGIN_ID",
+    "LOOP_STATE_PLUGIN_ID",
     "ConfigSchema",
     "ExecutionEnv",
     "InferenceRequestTransform",
     "KeyRegistration",
+    "LoopActionHandlersPlugin",
+    "LoopStatePlugin",
     "PhaseContext",
     "PhaseHook",
     "Plugin",
@@ -38,4 +52,5 @@ __all__ = [
     "TaggedRequestTransform",
     "TaggedToolGateHook",
     "ToolGateHook",
+    "loop_state_registrations",
 ]

@@ -19,6 +19,7 @@ from awaken_contract.errors import (
 )
 from awaken_contract.model import Phase
 from awaken_contract.plugin import ConfigSchema, InferenceRequestTransform, Plugin
+
 from awaken_runtime.plugins.registrar import (
     KeyRegistration,
     RegisteredActionHandler,
@@ -87,8 +88,8 @@ class ExecutionEnv:
             if schemas:
                 env.config_schemas[name] = list(schemas)
             for reg in registrar.keys:
-                if reg.key_name not in seen_keys:
-                    seen_keys.add(reg.key_name)
+                if reg.name not in seen_keys:
+                    seen_keys.add(reg.name)
                     env.key_registrations.append(reg)
             for profile_key in registrar.profile_keys:
                 if profile_key.KEY not in seen_profile:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import msgspec
-
 from awaken_contract.contract.tool import Tool
 from awaken_contract.errors import (
     EffectHandlerAlreadyRegistered,
@@ -28,6 +27,7 @@ from awaken_contract.model import (
 from awaken_contract.plugin import (
     InferenceRequestTransform,
     PhaseHook,
+    PhaseHookFn,
     PluginRegistrar,
     ToolGateHook,
 )
@@ -51,6 +51,7 @@ _DEFAULT_OPTIONS = StateKeyOptions()
 class KeyRegistration(msgspec.Struct, frozen=True):
     """A registered key with its options, effective scope/merge and owning plugin."""
 
+    name: str
     key: type[StateKey[Any, Any]]
     options: StateKeyOptions
     scope: KeyScope
@@ -59,8 +60,8 @@ class KeyRegistration(msgspec.Struct, frozen=True):
 
     @property
     def key_name(self) -> str:
-        """``key.KEY``."""
-        return self.key.KEY
+        """``key.KEY`` (same as ``name``)."""
+        return self.name
 
     @classmethod
     def of(
@@ -71,7 +72,8 @@ class KeyRegistration(msgspec.Struct, frozen=True):
     ) -> KeyRegistration:
         """Registration of ``key`` under ``options`` (scope defaults to ``key.SCOPE``)."""
         opts = options if options is not None else _DEFAULT_OPTIONS
-        return cls(key, opts, opts.scope_for(key), key.MERGE, owner)
+        scope = opts.scope if opts.scope is not None else key.SCOPE
+        return cls(key.KEY, key, opts, scope, key.MERGE, owner)
 
 
 class TaggedPhaseHook(msgspec.Struct, frozen=True):
@@ -118,6 +120,7 @@ class RuntimePluginRegistrar(PluginRegistrar):
     def __init__(self, plugin_id: str = "") -> None:
         self.plugin_id = plugin_id
         self.keys: list[KeyRegistration] = []
+        self._key_names: set[str] = set()
         self.profile_keys: list[type[Any]] = []
         self.action_handlers: dict[str, RegisteredActionHandler] = {}
         self.effect_handlers: dict[str, RegisteredEffectHandler] = {}
@@ -130,8 +133,9 @@ class RuntimePluginRegistrar(PluginRegistrar):
         self, key: type[StateKey[Any, Any]], options: StateKeyOptions | None = None
     ) -> None:
         name = key.KEY
-        if any(reg.key_name == name for reg in self.keys):
+        if name in self._key_names:
             raise KeyAlreadyRegistered(name)
+        self._key_names.add(name)
         self.keys.append(KeyRegistration.of(key, options, self.plugin_id or None))
 
     def register_profile_key(self, key: type[Any]) -> None:
@@ -145,19 +149,17 @@ class RuntimePluginRegistrar(PluginRegistrar):
     ) -> None:
         if action.KEY in self.action_handlers:
             raise HandlerAlreadyRegistered(action.KEY)
-        self.action_handlers[action.KEY] = RegisteredActionHandler(
-            action, handler, self.plugin_id
-        )
+        self.action_handlers[action.KEY] = RegisteredActionHandler(action, handler, self.plugin_id)
 
     def register_effect(self, effect: type[EffectSpec[P]], handler: TypedEffectHandler[P]) -> None:
         if effect.KEY in self.effect_handlers:
             raise EffectHandlerAlreadyRegistered(effect.KEY)
-        self.effect_handlers[effect.KEY] = RegisteredEffectHandler(
-            effect, handler, self.plugin_id
-        )
+        self.effect_handlers[effect.KEY] = RegisteredEffectHandler(effect, handler, self.plugin_id)
 
-    def register_phase_hook(self, plugin_id: str, phase: Phase, hook: PhaseHook) -> None:
-        self.phase_hooks.append(TaggedPhaseHook(plugin_id, phase, hook))
+    def register_phase_hook(
+        self, plugin_id: str, phase: Phase, hook: PhaseHook | PhaseHookFn
+    ) -> None:
+        self.phase_hooks.append(TaggedPhaseHook(plugin_id, phase, PhaseHook.of(hook)))
 
     def register_tool_gate_hook(self, plugin_id: str, hook: ToolGateHook) -> None:
         self.tool_gate_hooks.append(TaggedToolGateHook(plugin_id, hook))

@@ -12,6 +12,7 @@ from awaken_contract.state import (
     StateMap,
     UnknownKeyPolicy,
 )
+
 from awaken_runtime.state.store import CommitEvent, CommitHook, StateStore
 
 __all__ = [

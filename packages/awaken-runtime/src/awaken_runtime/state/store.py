@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import msgspec
-
 from awaken_contract.errors import (
     KeyAlreadyRegistered,
     PluginAlreadyInstalled,
@@ -33,6 +32,7 @@ from awaken_contract.state import (
     StateMap,
     UnknownKeyPolicy,
 )
+
 from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
 
 __all__ = ["CommitEvent", "CommitHook", "StateStore"]
@@ -91,8 +91,8 @@ class StateStore:
         """Register keys; names already registered are silently skipped."""
         regs = self._regs
         for reg in registrations:
-            if reg.key_name not in regs:
-                regs[reg.key_name] = reg
+            if reg.name not in regs:
+                regs[reg.name] = reg
 
     def registration(self, key: str) -> KeyRegistration | None:
         """The registration of a key string."""
@@ -122,16 +122,19 @@ class StateStore:
         if isinstance(plugin, type):
             plugin = plugin()
         plugin_type = type(plugin)
+        name = plugin.descriptor().name
         if plugin_type in self._plugins:
-            raise PluginAlreadyInstalled(plugin.descriptor().name)
-        registrar = RuntimePluginRegistrar(plugin.descriptor().name)
+            raise PluginAlreadyInstalled(name)
+        registrar = RuntimePluginRegistrar(name)
         plugin.register(registrar)
+        regs = self._regs
+        owned = [reg.name for reg in registrar.keys]
+        for key_name in owned:
+            if key_name in regs:
+                raise KeyAlreadyRegistered(key_name)
         for reg in registrar.keys:
-            if reg.key_name in self._regs:
-                raise KeyAlreadyRegistered(reg.key_name)
-        for reg in registrar.keys:
-            self._regs[reg.key_name] = reg
-        self._plugins[plugin_type] = [reg.key_name for reg in registrar.keys]
+            regs[reg.name] = reg
+        self._plugins[plugin_type] = owned
 
     def uninstall_plugin(self, plugin: Plugin | type[Plugin]) -> None:
         """Clear the plugin's keys (unless ``retain_on_uninstall``) and unregister them."""

@@ -106,6 +106,16 @@ def _turn(msg: Message) -> tuple[str, list[dict[str, Any]]]:
     return "user", _blocks(msg.content)
 
 
+def _in_tool_loop(messages: list[Message]) -> bool:
+    """True when the current assistant turn (after the last user message) called tools."""
+    for msg in reversed(messages):
+        if msg.role is Role.USER:
+            return False
+        if msg.role is Role.ASSISTANT and msg.tool_calls:
+            return True
+    return False
+
+
 @dataclass
 class AnthropicAdapter(ProviderAdapter):
     """Messages API over SSE; ``default_max_tokens`` is sent when no override sets it."""
@@ -143,6 +153,11 @@ class AnthropicAdapter(ProviderAdapter):
 
         ov = overrides_of(request)
         budget = reasoning_budget(ov.reasoning_effort)
+        if budget and _in_tool_loop(messages):
+            # Thinking inside a tool-use loop requires replaying the signed thinking block of
+            # the current assistant turn; streams carry no signature, so this continuation
+            # runs without extended thinking (a valid request instead of a 400).
+            budget = None
         max_tokens = ov.max_tokens if ov.max_tokens is not None else self.default_max_tokens
         body: dict[str, Any] = {"model": request.upstream_model}
         if system_text:
@@ -165,12 +180,12 @@ class AnthropicAdapter(ProviderAdapter):
             budget = max(budget, _MIN_THINKING_BUDGET)
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
             max_tokens = max(max_tokens, budget + _MIN_THINKING_BUDGET)
-        else:
-            # extended thinking only accepts the default sampling parameters
-            if ov.temperature is not None:
-                body["temperature"] = ov.temperature
-            if ov.top_p is not None:
-                body["top_p"] = ov.top_p
+        elif ov.temperature is not None:
+            # extended thinking only accepts the default sampling parameters, and recent
+            # models reject temperature and top_p together: temperature wins
+            body["temperature"] = ov.temperature
+        elif ov.top_p is not None:
+            body["top_p"] = ov.top_p
         body["max_tokens"] = max_tokens
         body["stream"] = True
         return body

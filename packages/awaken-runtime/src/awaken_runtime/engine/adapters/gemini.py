@@ -7,7 +7,6 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
-
 from awaken_contract.contract.content import (
     AnyContentBlock,
     AudioBlock,
@@ -46,7 +45,9 @@ from awaken_runtime.engine.adapters.base import (
 from awaken_runtime.engine.errors import classify_message, provider_message
 from awaken_runtime.engine.sse import SseEvent
 
-__all__ = ["GeminiAdapter", "GeminiStreamParser", "gemini_schema"]
+__all__ = ["SKIP_THOUGHT_SIGNATURE", "GeminiAdapter", "GeminiStreamParser", "gemini_schema"]
+
+SKIP_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
 
 # Keys of the OpenAPI schema subset Gemini accepts for function parameters.
 _SCHEMA_KEYS = frozenset(
@@ -193,7 +194,14 @@ class GeminiAdapter(ProviderAdapter):
             parts = [p for p in (_part(b) for b in msg.content) if p]
             for call in msg.tool_calls or []:
                 call_names[call.id] = call.name
-                parts.append({"functionCall": {"name": call.name, "args": call.arguments}})
+                parts.append(
+                    {
+                        "functionCall": {"name": call.name, "args": call.arguments},
+                        # Gemini 3 rejects replayed calls without the model's signature; the
+                        # stream's signatures are not kept, so use Google's documented bypass
+                        "thoughtSignature": SKIP_THOUGHT_SIGNATURE,
+                    }
+                )
             return "model", parts
         if msg.role is Role.TOOL:
             call_id = msg.tool_call_id or ""

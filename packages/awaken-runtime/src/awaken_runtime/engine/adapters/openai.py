@@ -52,16 +52,15 @@ _FINISH_REASONS = {
 
 
 def _openai_effort(effort: ReasoningEffort | ReasoningBudget | None) -> str | None:
-    if effort is None:
+    """OpenAI's ``reasoning_effort`` level; ``None`` (not sent) for no effort / ``none``."""
+    if effort is None or effort is ReasoningEffort.NONE:
         return None
     if isinstance(effort, ReasoningBudget):
         if effort.budget <= 0:
-            return "minimal"
+            return None
         if effort.budget <= 2048:
             return "low"
         return "medium" if effort.budget <= 8192 else "high"
-    if effort is ReasoningEffort.NONE:
-        return "minimal"
     return "high" if effort is ReasoningEffort.MAX else effort.value
 
 
@@ -70,7 +69,9 @@ def _part(block: AnyContentBlock) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
         src = block.source
-        url = f"data:{src.media_type};base64,{src.data}" if isinstance(src, Base64Source) else src.url
+        url = (
+            f"data:{src.media_type};base64,{src.data}" if isinstance(src, Base64Source) else src.url
+        )
         return {"type": "image_url", "image_url": {"url": url}}
     return {"type": "text", "text": block_placeholder(block)}
 

@@ -1,0 +1,1 @@
+"""Skills subsystem: discover, activate and load SKILL.md skill packages."""

@@ -1,0 +1,81 @@
+"""Racing a run's work against its :class:`CancellationToken`.
+
+:class:`RunCanceller` keeps one watcher task per run (started on first use). While the run is
+inside :meth:`RunCanceller.race` — streaming an inference, executing tools, waiting for a
+decision — a cancelled token interrupts the awaited work at once (its task is cancelled and the
+interruption surfaces as :class:`RunCancelled`). Outside a race, the loop polls the token at
+phase boundaries. No task is created per event or per race.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from awaken_contract.contract.cancellation import CancellationToken
+
+__all__ = ["CancellationToken", "RunCancelled", "RunCanceller"]
+
+T = TypeVar("T")
+
+
+class RunCancelled(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """The run's token fired while the run awaited raced work."""
+
+
+class RunCanceller:
+    """Interrupts the run's current raced await when the token is cancelled."""
+
+    __slots__ = ("_current", "_fired", "_watcher", "token")
+
+    def __init__(self, token: CancellationToken | None) -> None:
+        self.token = token
+        self._current: asyncio.Task[object] | None = None
+        self._fired: asyncio.Task[object] | None = None
+        self._watcher: asyncio.Task[None] | None = None
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True once the token was cancelled."""
+        token = self.token
+        return token is not None and token.is_cancelled
+
+    async def race(self, work: Awaitable[T]) -> T:
+        """Await ``work``; raise :class:`RunCancelled` as soon as the token fires."""
+        token = self.token
+        if token is None:
+            return await work
+        if token.is_cancelled:
+            if asyncio.iscoroutine(work):
+                work.close()
+            raise RunCancelled()
+        if self._watcher is None:
+            self._watcher = asyncio.ensure_future(self._watch(token))
+        task = asyncio.current_task()
+        self._current = task
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if self._fired is not None and self._fired is task:
+                self._fired = None
+                if task is not None:
+                    task.uncancel()
+                raise RunCancelled() from None
+            raise
+        finally:
+            self._current = None
+
+    async def _watch(self, token: CancellationToken) -> None:
+        await token.wait()
+        current = self._current
+        if current is not None and not current.done():
+            self._fired = current
+            current.cancel()
+
+    def close(self) -> None:
+        """Stop the watcher (call once when the run ends)."""
+        watcher = self._watcher
+        self._watcher = None
+        if watcher is not None and not watcher.done():
+            watcher.cancel()

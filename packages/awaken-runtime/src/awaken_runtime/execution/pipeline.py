@@ -1,0 +1,495 @@
+"""The per-step tool pipeline: interception, execution, completion, resume replay.
+
+For every tool call, in model order:
+
+1. **Interception** — tool-gate hooks run first; when none decides, the BeforeToolExecute phase
+   runs (hooks may schedule :class:`ToolInterceptAction`). The winning decision follows the
+   priority Block > Suspend > SetResult.
+2. **Block** fails the call with the reason (the run then ends ``Blocked``; later calls are
+   backfilled as interrupted). **Suspend** parks the call (``tool_call_done`` with outcome
+   ``suspended``). **SetResult** completes the call with the given result without executing it.
+3. **Execution** of allowed calls — one at a time with a fresh snapshot each (sequential;
+   stops after the first suspended result) or concurrently on one frozen snapshot (parallel;
+   the tools' state commands must not both write an Exclusive key).
+4. **Completion** — the call's :class:`ToolCallState` moves to its terminal status, the tool's
+   command and the AfterToolExecute hooks' commands are submitted together, ``tool_call_done``
+   (or ``tool_call_resumed`` for a replayed call) is emitted and the tool message appended.
+
+Resume: :meth:`ToolPipeline.prepare_resume` turns decisions into ``resuming`` / ``cancelled``
+states; :meth:`ToolPipeline.replay_resumed` reports cancelled calls to the model and re-runs
+resuming calls according to their :class:`ToolCallResumeMode`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from awaken_contract.actions import (
+    InterceptBlock,
+    InterceptSetResult,
+    InterceptSuspend,
+    PutToolCallState,
+    ToolCallStatesKey,
+    ToolCallStatesMap,
+    ToolInterceptKey,
+    ToolInterceptPayload,
+)
+from awaken_contract.contract.event import ToolCallDone, ToolCallResumed
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.contract.message import Message, Role, ToolCall
+from awaken_contract.contract.suspension import (
+    PendingToolCall,
+    ResumeDecisionAction,
+    SuspendTicket,
+    ToolCallOutcome,
+    ToolCallResume,
+    ToolCallResumeMode,
+    ToolCallState,
+    ToolCallStatus,
+)
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolOutput, ToolResult
+from awaken_contract.errors import UnknownKey
+from awaken_contract.ids import now_ms
+from awaken_contract.model import PendingScheduledActions, Phase
+from awaken_contract.plugin import PhaseContext, ToolKind
+from awaken_contract.state import MutationBatch, StateCommand
+from awaken_runtime.cancellation import RunCanceller, RunCancelled
+from awaken_runtime.execution.executor import ToolExecutor, execute_single_tool
+
+if TYPE_CHECKING:
+    from awaken_contract.contract.cancellation import CancellationToken
+    from awaken_contract.registry_spec import AgentSpec
+    from awaken_runtime.phase.engine import PhaseRuntime
+    from awaken_runtime.plugins.env import ExecutionEnv
+    from awaken_runtime.state.store import StateStore
+
+__all__ = [
+    "INTERRUPTED_MESSAGE",
+    "ToolHost",
+    "ToolPipeline",
+    "prepare_resume",
+    "replace_tool_message",
+]
+
+_log = logging.getLogger(__name__)
+
+#: Result text of calls that never ran because an earlier call blocked or suspended the step.
+INTERRUPTED_MESSAGE = "[Tool execution was interrupted]"
+CANCELLED_MESSAGE = "Tool execution was cancelled"
+
+_STATUS_OF = {
+    ToolCallOutcome.SUCCEEDED: ToolCallStatus.SUCCEEDED,
+    ToolCallOutcome.FAILED: ToolCallStatus.FAILED,
+    ToolCallOutcome.SUSPENDED: ToolCallStatus.SUSPENDED,
+}
+
+
+class ToolHost(Protocol):
+    """What the pipeline needs from the running loop."""
+
+    store: StateStore
+    phase: PhaseRuntime
+    env: ExecutionEnv
+    sink: EventSink
+    identity: RunIdentity
+    spec: AgentSpec
+    tools: dict[str, Tool]
+    executor: ToolExecutor
+    canceller: RunCanceller
+    messages: list[Message]
+    token: CancellationToken | None
+
+    def phase_ctx(self, phase: Phase, **extra: Any) -> PhaseContext:
+        """A phase context over the current snapshot."""
+        ...
+
+
+def prepare_resume(store: StateStore, decisions: Sequence[tuple[str, ToolCallResume]]) -> None:
+    """Mark the targeted suspended calls ``resuming`` (resume) or ``cancelled`` (cancel).
+
+    A target is a call id or a suspension id; an unknown target raises ``UnknownKey``. With
+    ``pass_decision_to_tool`` the decision's result becomes the call's new arguments.
+    """
+    if not decisions:
+        return
+    states = store.snapshot().get(ToolCallStatesKey) or ToolCallStatesMap()
+    batch = MutationBatch()
+    now = now_ms()
+    for target, resume in decisions:
+        state = states.calls.get(target)
+        if state is None:
+            state = next((s for s in states.calls.values() if s.suspension_id == target), None)
+        if state is None:
+            raise UnknownKey(f"tool call or suspension {target} not found")
+        if resume.action is ResumeDecisionAction.RESUME:
+            status = ToolCallStatus.RESUMING
+            arguments = (
+                resume.result
+                if state.resume_mode is ToolCallResumeMode.PASS_DECISION_TO_TOOL
+                else state.arguments
+            )
+        else:
+            status = ToolCallStatus.CANCELLED
+            arguments = state.arguments
+        batch.update(
+            ToolCallStatesKey,
+            PutToolCallState(
+                ToolCallState(
+                    call_id=state.call_id,
+                    tool_name=state.tool_name,
+                    arguments=arguments,
+                    status=status,
+                    updated_at=now,
+                    resume_mode=state.resume_mode,
+                    suspension_id=state.suspension_id,
+                    suspension_reason=state.suspension_reason,
+                    resume_input=resume,
+                )
+            ),
+        )
+    store.commit(batch)
+
+
+def replace_tool_message(messages: list[Message], message: Message) -> None:
+    """Put a tool message in place of an earlier answer to the same call, else append it
+    (after a resume exactly one tool message answers each call)."""
+    call_id = message.tool_call_id
+    for index in range(len(messages) - 1, -1, -1):
+        existing = messages[index]
+        if existing.role is Role.TOOL and existing.tool_call_id == call_id:
+            messages[index] = message
+            return
+    messages.append(message)
+
+
+def _cancelled_text(name: str, resume: ToolCallResume) -> str:
+    text = f"Tool '{name}' was cancelled by the user"
+    return f"{text}: {resume.reason}" if resume.reason else text
+
+
+class ToolPipeline:
+    """Runs one step's tool calls (and resume replays) for a :class:`ToolHost`."""
+
+    __slots__ = ("host",)
+
+    def __init__(self, host: ToolHost) -> None:
+        self.host = host
+
+    # ------------------------------------------------------------------ step batch
+    async def run_calls(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
+        """Run a step's calls; returns ``(block reason or None, any call suspended)``."""
+        host = self.host
+        if host.executor.requires_incremental_state:
+            return await self._run_sequential(calls)
+        return await self._run_parallel(calls)
+
+    async def _run_sequential(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
+        suspended = False
+        for index, call in enumerate(calls):
+            if self.host.canceller.is_cancelled:
+                await self._backfill(calls[index:], CANCELLED_MESSAGE)
+                return None, suspended
+            decision = await self._intercept(call, None)
+            if decision is not None:
+                outcome = await self._apply(call, decision, None)
+                if isinstance(decision, InterceptBlock):
+                    await self._backfill(calls[index + 1 :])
+                    return decision.reason, suspended
+                suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+                continue
+            outcome = await self._execute_one(call, None)
+            if outcome is None:  # cancelled while running
+                await self._backfill(calls[index + 1 :], CANCELLED_MESSAGE)
+                return None, suspended
+            if outcome is ToolCallOutcome.SUSPENDED:
+                await self._backfill(calls[index + 1 :])
+                return None, True
+        return None, suspended
+
+    async def _run_parallel(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
+        host = self.host
+        suspended = False
+        blocked: str | None = None
+        allowed: list[ToolCall] = []
+        for index, call in enumerate(calls):
+            decision = await self._intercept(call, None)
+            if decision is None:
+                allowed.append(call)
+                continue
+            outcome = await self._apply(call, decision, None)
+            if isinstance(decision, InterceptBlock):
+                blocked = decision.reason
+                await self._backfill(calls[index + 1 :])
+                break
+            suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+        if not allowed:
+            return blocked, suspended
+        base = self._tool_ctx(ToolCall("", "", None), None)
+        try:
+            results = await host.canceller.race(host.executor.execute(host.tools, allowed, base))
+        except RunCancelled:
+            await self._backfill(allowed, CANCELLED_MESSAGE)
+            return blocked, suspended
+        merged = StateCommand()
+        strategy = host.store.strategy
+        for item in results:
+            if item.output.command is not None:
+                merged.merge_parallel(item.output.command, strategy)
+        for item in results:
+            outcome = await self._complete(item.call, item.output.result, item.output.command, None)
+            suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+        return blocked, suspended
+
+    # ------------------------------------------------------------------ resume
+    async def replay_resumed(self) -> None:
+        """Report cancelled decisions and re-run resuming calls (sorted by call id)."""
+        host = self.host
+        states = host.store.snapshot().get(ToolCallStatesKey)
+        if states is None or not states.calls:
+            return
+        for state in states.with_status(ToolCallStatus.CANCELLED):
+            resume = state.resume_input
+            if resume is None:
+                continue
+            payload = (
+                resume.result
+                if resume.result is not None
+                else {"status": "cancelled", "reason": resume.reason}
+            )
+            await host.sink.emit(ToolCallResumed(target_id=state.call_id, result=payload))
+            replace_tool_message(
+                host.messages, Message.tool(state.call_id, _cancelled_text(state.tool_name, resume))
+            )
+            host.store.commit(
+                MutationBatch().update(
+                    ToolCallStatesKey,
+                    PutToolCallState(
+                        ToolCallState(
+                            call_id=state.call_id,
+                            tool_name=state.tool_name,
+                            arguments=state.arguments,
+                            status=ToolCallStatus.CANCELLED,
+                            updated_at=now_ms(),
+                            resume_mode=state.resume_mode,
+                            suspension_id=state.suspension_id,
+                            suspension_reason=state.suspension_reason,
+                        )
+                    ),
+                )
+            )
+        for state in states.with_status(ToolCallStatus.RESUMING):
+            call = ToolCall(state.call_id, state.tool_name, state.arguments)
+            resume = state.resume_input
+            if state.resume_mode is ToolCallResumeMode.USE_DECISION_AS_TOOL_RESULT:
+                result = ToolResult.success(
+                    state.tool_name, resume.result if resume is not None else None
+                )
+                await self._complete(call, result, None, state)
+                continue
+            decision = await self._intercept(call, state)
+            if decision is not None:
+                await self._apply(call, decision, state)
+                continue
+            await self._execute_one(call, state)
+
+    def suspended_calls(self) -> list[ToolCallState]:
+        """Calls currently waiting for a decision."""
+        states = self.host.store.snapshot().get(ToolCallStatesKey)
+        return [] if states is None else states.with_status(ToolCallStatus.SUSPENDED)
+
+    # ------------------------------------------------------------------ internals
+    def _call_extra(self, call: ToolCall, state: ToolCallState | None) -> dict[str, Any]:
+        extra: dict[str, Any] = {
+            "tool_name": call.name,
+            "tool_call_id": call.id,
+            "tool_args": call.arguments,
+            "tool_kind": ToolKind.infer(call.name),
+        }
+        if state is not None and state.status is ToolCallStatus.RESUMING:
+            extra["resume_input"] = state.resume_input
+            extra["suspension_id"] = state.suspension_id
+            extra["suspension_reason"] = state.suspension_reason
+        return extra
+
+    async def _intercept(
+        self, call: ToolCall, state: ToolCallState | None
+    ) -> ToolInterceptPayload | None:
+        host = self.host
+        env = host.env
+        extra = self._call_extra(call, state)
+        decision: ToolInterceptPayload | None = None
+        gates = env.tool_gate_hooks
+        if gates:
+            ctx = host.phase_ctx(Phase.TOOL_GATE, **extra)
+            for gate in gates:
+                payload = await gate.hook.run(ctx)
+                if payload is not None and payload.outranks(decision):
+                    decision = payload
+            if decision is not None:
+                return decision
+        ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **extra)
+        phase = host.phase
+        if env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE):
+            command = await phase.collect_commands(env, ctx)
+            if not command.is_empty:
+                await phase.submit_command(env, command)
+        store = host.store
+        if store.snapshot().get_raw(PendingScheduledActions.KEY):
+            await phase.run_execute_loop(env, ctx)
+        intercept = store.snapshot().get(ToolInterceptKey)
+        if intercept is None:
+            return None
+        store.commit(MutationBatch().clear(ToolInterceptKey))
+        return intercept.payload
+
+    async def _apply(
+        self, call: ToolCall, decision: ToolInterceptPayload, state: ToolCallState | None
+    ) -> ToolCallOutcome:
+        name = call.name
+        if isinstance(decision, InterceptBlock):
+            return await self._complete(call, ToolResult.error(name, decision.reason), None, state)
+        if isinstance(decision, InterceptSuspend):
+            ticket = decision.ticket
+            if not ticket.pending.id:
+                ticket = SuspendTicket(
+                    suspension=ticket.suspension,
+                    pending=PendingToolCall(id=call.id, name=name, arguments=call.arguments),
+                    resume_mode=ticket.resume_mode,
+                )
+            result = ToolResult.suspended_with(
+                name, f"Tool '{name}' suspended: awaiting approval", ticket
+            )
+            return await self._complete(
+                call,
+                result,
+                None,
+                state,
+                run_after_hooks=False,
+                message=f"Tool '{name}' suspended: awaiting decision",
+            )
+        assert isinstance(decision, InterceptSetResult)
+        return await self._complete(call, decision.result, None, state)
+
+    def _tool_ctx(self, call: ToolCall, state: ToolCallState | None) -> ToolCallContext:
+        host = self.host
+        resuming = state is not None and state.status is ToolCallStatus.RESUMING
+        return ToolCallContext(
+            call.id,
+            call.name,
+            host.identity,
+            agent_spec=host.spec,
+            snapshot=host.store.snapshot(),
+            activity_sink=host.sink,
+            cancellation_token=host.token,
+            resume_input=state.resume_input if resuming and state is not None else None,
+            suspension_id=state.suspension_id if resuming and state is not None else None,
+            suspension_reason=state.suspension_reason if resuming and state is not None else None,
+        )
+
+    async def _execute_one(
+        self, call: ToolCall, state: ToolCallState | None
+    ) -> ToolCallOutcome | None:
+        """Execute one allowed call and complete it; ``None`` when cancelled mid-way."""
+        host = self.host
+        ctx = self._tool_ctx(call, state)
+        try:
+            output: ToolOutput = await host.canceller.race(
+                execute_single_tool(host.tools, call, ctx)
+            )
+        except RunCancelled:
+            await self._complete(
+                call,
+                ToolResult.error(call.name, CANCELLED_MESSAGE),
+                None,
+                state,
+                status=ToolCallStatus.CANCELLED,
+                run_after_hooks=False,
+            )
+            return None
+        return await self._complete(call, output.result, output.command, state)
+
+    async def _complete(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        tool_command: StateCommand | None,
+        state: ToolCallState | None,
+        *,
+        status: ToolCallStatus | None = None,
+        run_after_hooks: bool = True,
+        message: str | None = None,
+    ) -> ToolCallOutcome:
+        host = self.host
+        outcome = result.outcome()
+        ticket = result.suspension
+        resume_mode = (
+            ticket.resume_mode
+            if ticket is not None
+            else (state.resume_mode if state is not None else ToolCallResumeMode.REPLAY_TOOL_CALL)
+        )
+        command = StateCommand()
+        command.update(
+            ToolCallStatesKey,
+            PutToolCallState(
+                ToolCallState(
+                    call_id=call.id,
+                    tool_name=call.name,
+                    arguments=call.arguments,
+                    status=status or _STATUS_OF[outcome],
+                    updated_at=now_ms(),
+                    resume_mode=resume_mode,
+                    suspension_id=(
+                        ticket.suspension.id
+                        if ticket is not None
+                        else (state.suspension_id if state is not None else None)
+                    ),
+                    suspension_reason=(
+                        ticket.suspension.action
+                        if ticket is not None
+                        else (state.suspension_reason if state is not None else None)
+                    ),
+                )
+            ),
+        )
+        if tool_command is not None and not tool_command.is_empty:
+            command.extend(tool_command)
+        env = host.env
+        ctx: PhaseContext | None = None
+        if run_after_hooks and env.phase_hooks.get(Phase.AFTER_TOOL_EXECUTE):
+            ctx = host.phase_ctx(
+                Phase.AFTER_TOOL_EXECUTE, tool_result=result, **self._call_extra(call, state)
+            )
+            after = await host.phase.collect_commands(env, ctx)
+            if not after.is_empty:
+                command.extend(after)
+        resuming = state is not None and state.status is ToolCallStatus.RESUMING
+        if resuming and outcome is not ToolCallOutcome.SUSPENDED:
+            await host.sink.emit(ToolCallResumed(target_id=call.id, result=result.resume_payload()))
+        else:
+            await host.sink.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
+        tool_message = Message.tool(call.id, message if message is not None else result.to_llm_text())
+        if state is not None:
+            replace_tool_message(host.messages, tool_message)
+        else:
+            host.messages.append(tool_message)
+        had_actions = bool(command.scheduled_actions)
+        await host.phase.submit_command(env, command)
+        if had_actions:
+            await host.phase.run_execute_loop(
+                env, ctx or host.phase_ctx(Phase.AFTER_TOOL_EXECUTE, tool_result=result)
+            )
+        return outcome
+
+    async def _backfill(self, calls: Sequence[ToolCall], text: str = INTERRUPTED_MESSAGE) -> None:
+        for call in calls:
+            await self._complete(
+                call,
+                ToolResult.error(call.name, text),
+                None,
+                None,
+                status=ToolCallStatus.FAILED,
+                run_after_hooks=False,
+            )

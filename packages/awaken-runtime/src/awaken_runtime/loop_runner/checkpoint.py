@@ -1,0 +1,209 @@
+"""Building the :class:`RunRecord` written at every checkpoint.
+
+A checkpoint is one atomic ``ThreadRunStore.checkpoint(thread_id, messages, run)``: the whole
+message list plus the run record (status from the run lifecycle, waiting tickets from the
+suspended tool calls, the persisted state, token totals and the message ranges the run read
+and produced). The final checkpoint adds the termination, the final output and the outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awaken_contract.actions import RunLifecycleState, ToolCallStatesMap
+from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
+from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.storage import (
+    MessageSeqRange,
+    RunMessageInput,
+    RunMessageOutput,
+    RunOutcome,
+    RunRecord,
+    RunRequestSnapshot,
+    RunWaitingState,
+    RunWaitingTicket,
+)
+from awaken_contract.contract.suspension import ToolCallStatus, WaitingReason
+from awaken_contract.state import PersistedState
+
+__all__ = ["RunRecordInputs", "build_run_record", "waiting_reason_of"]
+
+_WAITING_REASONS = {
+    "awaiting_tasks": WaitingReason.BACKGROUND_TASKS,
+    "input_required": WaitingReason.USER_INPUT,
+    "user_input_required": WaitingReason.USER_INPUT,
+    "auth_required": WaitingReason.TOOL_PERMISSION,
+    "suspended": WaitingReason.TOOL_PERMISSION,
+    "rate_limit": WaitingReason.RATE_LIMIT,
+    "manual_pause": WaitingReason.MANUAL_PAUSE,
+}
+
+
+def waiting_reason_of(status_reason: str | None) -> WaitingReason:
+    """Map a lifecycle pause reason to a :class:`WaitingReason`."""
+    return _WAITING_REASONS.get(status_reason or "", WaitingReason.EXTERNAL_EVENT)
+
+
+class RunRecordInputs:
+    """The loop-side facts a run record is built from."""
+
+    __slots__ = (
+        "base_steps",
+        "identity",
+        "input_message_count",
+        "input_tokens",
+        "loop_start_ms",
+        "output_tokens",
+        "previous",
+        "request",
+    )
+
+    def __init__(
+        self,
+        identity: RunIdentity,
+        *,
+        previous: RunRecord | None,
+        request: RunRequestSnapshot | None,
+        input_message_count: int,
+        loop_start_ms: int,
+        base_steps: int = 0,
+    ) -> None:
+        self.identity = identity
+        self.previous = previous
+        self.request = request
+        self.input_message_count = input_message_count
+        self.loop_start_ms = loop_start_ms
+        self.base_steps = base_steps
+        self.input_tokens = 0
+        self.output_tokens = 0
+
+
+def _waiting(lifecycle: RunLifecycleState, calls: ToolCallStatesMap | None) -> RunWaitingState:
+    tickets = []
+    if calls is not None:
+        for state in calls.calls.values():
+            if state.status is ToolCallStatus.SUSPENDED:
+                tickets.append(
+                    RunWaitingTicket(
+                        ticket_id=state.suspension_id or state.call_id,
+                        tool_call_id=state.call_id,
+                        tool_name=state.tool_name,
+                        arguments=state.arguments,
+                        resume_mode=state.resume_mode,
+                        reason=state.suspension_reason,
+                        updated_at=state.updated_at,
+                    )
+                )
+    tickets.sort(key=lambda t: (t.tool_call_id, t.ticket_id))
+    return RunWaitingState(
+        reason=waiting_reason_of(lifecycle.status_reason),
+        ticket_ids=[t.ticket_id for t in tickets],
+        tickets=tickets,
+        message=lifecycle.status_reason,
+    )
+
+
+def _mark_outputs(inputs: RunRecordInputs, messages: list[Message], step_index: int) -> list[str]:
+    run_id = inputs.identity.run_id
+    ids: list[str] = []
+    for message in messages[inputs.input_message_count :]:
+        if message.role is Role.ASSISTANT or message.role is Role.TOOL:
+            message.mark_produced_by(run_id, step_index)
+            if message.id is not None:
+                ids.append(message.id)
+    return ids
+
+
+def build_run_record(
+    inputs: RunRecordInputs,
+    lifecycle: RunLifecycleState,
+    calls: ToolCallStatesMap | None,
+    state: PersistedState,
+    messages: list[Message],
+    *,
+    termination: TerminationReason | None = None,
+    response: str = "",
+    now_secs: int,
+) -> RunRecord:
+    """The run record for a checkpoint (``termination`` set only for the final one)."""
+    identity = inputs.identity
+    previous = inputs.previous
+    start_secs = inputs.loop_start_ms // 1000
+    updated = lifecycle.updated_at // 1000 if lifecycle.updated_at else start_secs
+    steps = inputs.base_steps + lifecycle.step_count
+    total = len(messages)
+    thread_id = identity.thread_id
+
+    msg_input = previous.input if previous is not None else None
+    if msg_input is None and inputs.input_message_count > 0:
+        first_new = 1
+        if inputs.request is not None and inputs.request.input_message_count:
+            first_new = max(1, inputs.input_message_count - inputs.request.input_message_count + 1)
+        msg_input = RunMessageInput(
+            thread_id=thread_id,
+            range=MessageSeqRange(from_seq=first_new, to_seq=inputs.input_message_count),
+        )
+    produced = _mark_outputs(inputs, messages, max(steps - 1, 0))
+    output = previous.output if previous is not None else None
+    if produced:
+        known = list(output.message_ids) if output is not None else []
+        seen = set(known)
+        known.extend(i for i in produced if i not in seen)
+        start = inputs.input_message_count + 1
+        if output is not None and output.range is not None:
+            start = min(start, output.range.from_seq)
+        output = RunMessageOutput(
+            thread_id=thread_id,
+            range=MessageSeqRange(from_seq=start, to_seq=total) if total >= start else None,
+            message_ids=known,
+        )
+
+    error_payload: Any = None
+    outcome = None
+    final_output = None
+    if termination is not None:
+        if termination.message is not None and termination.type.value == "error":
+            error_payload = {"message": termination.message}
+        final_output = response or None
+        outcome = RunOutcome(
+            termination_reason=termination,
+            final_output=final_output,
+            error_payload=error_payload,
+        )
+    done = lifecycle.status is RunStatus.DONE
+    finished = (
+        (lifecycle.updated_at // 1000 if lifecycle.updated_at else start_secs)
+        if done
+        else (previous.finished_at if previous is not None else None)
+    )
+    return RunRecord(
+        run_id=identity.run_id,
+        thread_id=thread_id,
+        agent_id=identity.agent_id,
+        parent_run_id=identity.parent_run_id,
+        request=previous.request if previous is not None else inputs.request,
+        input=msg_input,
+        output=output,
+        status=lifecycle.status,
+        termination_reason=termination,
+        final_output=final_output,
+        error_payload=error_payload,
+        dispatch_id=identity.dispatch_id,
+        session_id=identity.session_id,
+        transport_request_id=identity.transport_request_id,
+        waiting=_waiting(lifecycle, calls) if lifecycle.status is RunStatus.WAITING else None,
+        outcome=outcome,
+        created_at=previous.created_at if previous is not None else start_secs,
+        started_at=(
+            previous.started_at
+            if previous is not None and previous.started_at is not None
+            else start_secs
+        ),
+        finished_at=finished,
+        updated_at=max(updated, now_secs),
+        steps=steps,
+        input_tokens=inputs.input_tokens,
+        output_tokens=inputs.output_tokens,
+        state=state,
+    )

@@ -1,0 +1,100 @@
+"""Inputs and outputs of one agent loop: :class:`AgentLoopParams` and :class:`AgentRunResult`."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from awaken_contract.contract.cancellation import CancellationToken
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.contract.inference import TokenUsage
+from awaken_contract.contract.lifecycle import TerminationKind, TerminationReason
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import RunRecord, RunRequestSnapshot, ThreadRunStore
+from awaken_contract.contract.suspension import ToolCallResume
+from awaken_contract.contract.tool import ToolDescriptor
+
+if TYPE_CHECKING:
+    from awaken_contract.registry_spec import InferenceOverride
+    from awaken_runtime.phase.engine import PhaseRuntime
+    from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
+
+__all__ = [
+    "AgentLoopParams",
+    "AgentRunResult",
+    "ControlMessage",
+    "DecisionBatch",
+    "decisions_message",
+    "inbox_message",
+]
+
+#: A batch of decisions: ``(call id or suspension id, decision)`` pairs.
+DecisionBatch = list[tuple[str, ToolCallResume]]
+
+#: What flows through a live run's control channel: ``("decisions", DecisionBatch)`` or
+#: ``("messages", list[Message])``.
+ControlMessage = tuple[str, Any]
+
+
+def decisions_message(batch: DecisionBatch) -> ControlMessage:
+    """A control-channel entry carrying decisions."""
+    return ("decisions", list(batch))
+
+
+def inbox_message(messages: list[Message]) -> ControlMessage:
+    """A control-channel entry carrying messages for the running agent."""
+    return ("messages", list(messages))
+
+
+@dataclass(slots=True)
+class AgentLoopParams:
+    """Everything :func:`run_agent_loop` needs.
+
+    ``runtime`` is the run's :class:`PhaseRuntime` (its store must have the loop's keys
+    installed — see ``LoopStatePlugin``). ``decision_rx`` is the run's control channel; without
+    it a suspended run ends with termination ``suspended``. ``decisions`` are applied before
+    the loop starts (resuming a waiting run).
+    """
+
+    resolver: AgentResolver
+    agent_id: str
+    runtime: PhaseRuntime
+    sink: EventSink
+    checkpoint_store: ThreadRunStore | None
+    messages: list[Message]
+    run_identity: RunIdentity
+    cancellation_token: CancellationToken | None = None
+    decision_rx: asyncio.Queue[ControlMessage] | None = None
+    overrides: InferenceOverride | None = None
+    frontend_tools: list[ToolDescriptor] = field(default_factory=list)
+    decisions: DecisionBatch = field(default_factory=list)
+    is_continuation: bool = False
+    input_message_count: int | None = None
+    previous_run: RunRecord | None = None
+    request_snapshot: RunRequestSnapshot | None = None
+    resolved: ResolvedAgent | None = None
+    wait_for_decisions: bool = True
+
+
+@dataclass(slots=True)
+class AgentRunResult:
+    """What a run returns: the final response text, step count, termination, ids and usage."""
+
+    response: str
+    steps: int
+    termination: TerminationReason
+    run_id: str
+    thread_id: str
+    usage: TokenUsage | None = None
+
+    @property
+    def is_suspended(self) -> bool:
+        """True when the run is parked waiting for decisions."""
+        return self.termination.type is TerminationKind.SUSPENDED
+
+    @property
+    def is_success(self) -> bool:
+        """True when the run ended naturally."""
+        return self.termination.type is TerminationKind.NATURAL_END

@@ -1,0 +1,134 @@
+"""Consuming an executor's stream: events out to the sink, a :class:`StreamResult` collected.
+
+Text and reasoning deltas are forwarded as they arrive; tool-call starts and argument deltas
+are forwarded and buffered. When the stream ends each call's buffer is parsed as JSON in
+declaration order (``tool_call_ready`` per parsed call); an unparseable buffer drops the call
+and marks the result ``has_incomplete_tool_calls``. A cancelled stream keeps its partial text,
+drops every tool call and reports ``EndTurn``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from awaken_contract.contract.content import AnyContentBlock, TextBlock
+from awaken_contract.contract.event import (
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStart,
+)
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
+from awaken_contract.contract.inference import (
+    ContentBlockStopChunk,
+    ReasoningDeltaChunk,
+    StopChunk,
+    StopReason,
+    StreamResult,
+    TextDeltaChunk,
+    TokenUsage,
+    ToolCallDeltaChunk,
+    ToolCallStartChunk,
+    UsageChunk,
+)
+from awaken_contract.contract.message import ToolCall
+
+__all__ = ["StreamCollector", "consume_stream"]
+
+_decode = msgspec.json.decode
+
+
+class StreamCollector:
+    """Accumulates one inference's stream (survives cancellation with the partial output)."""
+
+    __slots__ = ("_text", "calls", "content", "order", "stop_reason", "usage")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self.content: list[AnyContentBlock] = []
+        self.calls: dict[str, tuple[str, list[str]]] = {}
+        self.order: list[str] = []
+        self.usage: TokenUsage | None = None
+        self.stop_reason: StopReason | None = None
+
+    def flush_text(self) -> None:
+        """Close the current text block."""
+        if self._text:
+            text = "".join(self._text)
+            self._text = []
+            if text:
+                self.content.append(TextBlock(text=text))
+
+    async def finish(self, sink: EventSink, cancelled: bool) -> StreamResult:
+        """Build the result; emits ``tool_call_ready`` for every parsed call."""
+        self.flush_text()
+        if cancelled:
+            return StreamResult(
+                content=self.content,
+                tool_calls=[],
+                usage=self.usage,
+                stop_reason=StopReason.END_TURN,
+                has_incomplete_tool_calls=False,
+            )
+        tool_calls: list[ToolCall] = []
+        incomplete = False
+        for call_id in self.order:
+            name, parts = self.calls[call_id]
+            raw = "".join(parts)
+            arguments: Any
+            if raw.strip():
+                try:
+                    arguments = _decode(raw)
+                except msgspec.DecodeError:
+                    incomplete = True
+                    continue
+            else:
+                arguments = {}
+            tool_calls.append(ToolCall(call_id, name, arguments))
+            await sink.emit(ToolCallReady(id=call_id, name=name, arguments=arguments))
+        return StreamResult(
+            content=self.content,
+            tool_calls=tool_calls,
+            usage=self.usage,
+            stop_reason=self.stop_reason,
+            has_incomplete_tool_calls=incomplete,
+        )
+
+
+async def consume_stream(
+    executor: LlmExecutor, request: InferenceRequest, sink: EventSink, out: StreamCollector
+) -> None:
+    """Read ``executor.stream(request)`` into ``out``, forwarding deltas to ``sink``."""
+    emit = sink.emit
+    stream = executor.stream(request)
+    try:
+        async for event in stream:
+            if isinstance(event, TextDeltaChunk):
+                out._text.append(event.delta)
+                await emit(TextDelta(delta=event.delta))
+            elif isinstance(event, ToolCallDeltaChunk):
+                entry = out.calls.get(event.id)
+                if entry is not None:
+                    entry[1].append(event.args_delta)
+                    await emit(ToolCallDelta(id=event.id, args_delta=event.args_delta))
+            elif isinstance(event, ToolCallStartChunk):
+                if event.id not in out.calls:
+                    out.order.append(event.id)
+                    out.calls[event.id] = (event.name, [])
+                await emit(ToolCallStart(id=event.id, name=event.name))
+            elif isinstance(event, ReasoningDeltaChunk):
+                await emit(ReasoningDelta(delta=event.delta))
+            elif isinstance(event, UsageChunk):
+                out.usage = event.usage
+            elif isinstance(event, StopChunk):
+                out.stop_reason = event.stop_reason
+            elif isinstance(event, ContentBlockStopChunk):
+                out.flush_text()
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()

@@ -1,0 +1,167 @@
+"""``ResolvedAgent`` — a fully assembled agent — and the ``AgentResolver`` interface.
+
+A resolver turns an agent id into a :class:`ResolvedAgent`: the agent spec, the upstream model
+name, the LLM executor, the final tool set, the tool executor and the :class:`ExecutionEnv`
+built from the agent's plugins plus the runtime's default plugins (:func:`build_agent_env`).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable
+
+from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolExecutionMode
+from awaken_contract.plugin import Plugin
+from awaken_contract.registry_spec import AgentSpec, ModelSpec
+from awaken_runtime.execution.executor import (
+    SequentialToolExecutor,
+    ToolExecutor,
+    executor_for_mode,
+)
+from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.plugins.loop_actions import LoopActionHandlersPlugin
+
+__all__ = ["AgentResolver", "ResolvedAgent", "build_agent_env", "default_plugins"]
+
+
+class ResolvedAgent:
+    """Everything a run of one agent needs, resolved from the registries.
+
+    ``ResolvedAgent.new("test", "model", "You are helpful.", llm).with_tool(GetWeather())``
+    """
+
+    __slots__ = (
+        "_descriptors",
+        "env",
+        "llm_executor",
+        "model",
+        "plugins",
+        "spec",
+        "tool_executor",
+        "tools",
+        "upstream_model",
+    )
+
+    def __init__(
+        self,
+        spec: AgentSpec,
+        upstream_model: str,
+        llm_executor: LlmExecutor,
+        *,
+        tools: dict[str, Tool] | None = None,
+        tool_executor: ToolExecutor | None = None,
+        env: ExecutionEnv | None = None,
+        plugins: list[Plugin] | None = None,
+        model: ModelSpec | None = None,
+    ) -> None:
+        self.spec = spec
+        self.upstream_model = upstream_model
+        self.llm_executor = llm_executor
+        self.tools: dict[str, Tool] = dict(tools or {})
+        self.tool_executor: ToolExecutor = tool_executor or SequentialToolExecutor()
+        self.plugins: list[Plugin] = list(plugins or [])
+        self.env = env if env is not None else build_agent_env(self.plugins, self)
+        self.model = model
+        self._descriptors: list[ToolDescriptor] | None = None
+
+    @classmethod
+    def new(
+        cls, agent_id: str, upstream_model: str, system_prompt: str, llm: LlmExecutor
+    ) -> ResolvedAgent:
+        """A minimal agent: id, upstream model name, system prompt and executor."""
+        spec = AgentSpec(agent_id).with_model(upstream_model).with_system_prompt(system_prompt)
+        return cls(spec, upstream_model, llm)
+
+    # ------------------------------------------------------------------ builder
+    def with_tool(self, tool: Tool, tool_id: str | None = None) -> ResolvedAgent:
+        """Add a tool (keyed by its descriptor id unless ``tool_id`` is given)."""
+        self.tools[tool_id or tool.descriptor().id] = tool
+        self._descriptors = None
+        return self
+
+    def with_tools(self, tools: Iterable[Tool]) -> ResolvedAgent:
+        """Add several tools."""
+        for tool in tools:
+            self.with_tool(tool)
+        return self
+
+    def with_tool_executor(self, executor: ToolExecutor | ToolExecutionMode) -> ResolvedAgent:
+        """Use another tool executor (or the executor of a :class:`ToolExecutionMode`)."""
+        self.tool_executor = (
+            executor_for_mode(executor) if isinstance(executor, ToolExecutionMode) else executor
+        )
+        return self
+
+    def with_plugin(self, plugin: Plugin) -> ResolvedAgent:
+        """Add a plugin and rebuild the environment."""
+        self.plugins.append(plugin)
+        self.env = build_agent_env(self.plugins, self)
+        return self
+
+    def with_spec(self, spec: AgentSpec) -> ResolvedAgent:
+        """Replace the agent spec (rebuilds the environment's hook filter)."""
+        self.spec = spec
+        self.env = build_agent_env(self.plugins, self)
+        return self
+
+    # ------------------------------------------------------------------ views
+    @property
+    def id(self) -> str:
+        """The agent id."""
+        return self.spec.id
+
+    @property
+    def system_prompt(self) -> str:
+        """The agent's system prompt."""
+        return self.spec.system_prompt
+
+    def tool_descriptors(self) -> list[ToolDescriptor]:
+        """Descriptors of every tool, sorted by id (cached)."""
+        if self._descriptors is None:
+            self._descriptors = sorted(
+                (t.descriptor() for t in self.tools.values()), key=lambda d: d.id
+            )
+        return self._descriptors
+
+    def copy(self) -> ResolvedAgent:
+        """A shallow copy whose tool map can be changed independently."""
+        clone = ResolvedAgent(
+            self.spec,
+            self.upstream_model,
+            self.llm_executor,
+            tools=self.tools,
+            tool_executor=self.tool_executor,
+            env=self.env,
+            plugins=self.plugins,
+            model=self.model,
+        )
+        return clone
+
+    def __repr__(self) -> str:
+        return (
+            f"ResolvedAgent(id={self.spec.id!r}, model={self.upstream_model!r}, "
+            f"tools={sorted(self.tools)}, executor={self.tool_executor.name()!r})"
+        )
+
+
+def default_plugins(agent: ResolvedAgent | AgentSpec) -> list[Plugin]:
+    """The plugins the runtime adds to every agent (the loop's action handlers)."""
+    return [LoopActionHandlersPlugin()]
+
+
+def build_agent_env(plugins: Iterable[Plugin], agent: ResolvedAgent | AgentSpec) -> ExecutionEnv:
+    """``ExecutionEnv`` of ``plugins`` followed by the default plugins, filtered by the agent's
+    ``active_hook_filter``."""
+    spec = agent.spec if isinstance(agent, ResolvedAgent) else agent
+    return ExecutionEnv.from_plugins(
+        [*plugins, *default_plugins(agent)], spec.active_hook_filter
+    )
+
+
+class AgentResolver(abc.ABC):
+    """Resolves an agent id into a :class:`ResolvedAgent` (fresh on every call)."""
+
+    @abc.abstractmethod
+    def resolve(self, agent_id: str) -> ResolvedAgent:
+        """Resolve ``agent_id``; failures raise a ``ResolveError`` / ``AgentRuntimeError``."""

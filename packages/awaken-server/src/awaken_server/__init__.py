@@ -1,0 +1,37 @@
+"""Awaken's HTTP server: native thread/run API over SSE, durable mailbox, config API.
+
+``create_app(AppState.build(runtime, store))`` gives a Starlette app; ``awaken serve`` runs it.
+"""
+
+from awaken_server.app import AppState, MailboxLifecycle, ServerConfig, ShutdownConfig, create_app
+from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.mailbox import (
+    Mailbox,
+    MailboxConfig,
+    ReconnectableEventSink,
+    RunSubmission,
+    SubmitHandle,
+    SubmitResult,
+    SubmitStatus,
+)
+from awaken_server.metrics import ServerMetrics
+from awaken_server.sse import EventHubRegistry, RunEventHub
+
+__all__ = [
+    "AppState",
+    "ConfigRuntimeManager",
+    "EventHubRegistry",
+    "Mailbox",
+    "MailboxConfig",
+    "MailboxLifecycle",
+    "ReconnectableEventSink",
+    "RunEventHub",
+    "RunSubmission",
+    "ServerConfig",
+    "ServerMetrics",
+    "ShutdownConfig",
+    "SubmitHandle",
+    "SubmitResult",
+    "SubmitStatus",
+    "create_app",
+]

@@ -1,0 +1,111 @@
+"""Prometheus metrics of one server (its own registry, so several apps can live in one process)."""
+
+from __future__ import annotations
+
+from awaken_contract.contract.event import AgentEvent, InferenceComplete, RunFinish, ToolCallDone
+from awaken_contract.contract.lifecycle import TerminationKind
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+__all__ = ["METRICS_CONTENT_TYPE", "ServerMetrics"]
+
+METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class ServerMetrics:
+    """The counters, gauges and histograms the server exports at ``/metrics``."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.http_requests = Counter(
+            "awaken_http_requests_total",
+            "HTTP requests by method, route template and status",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.http_duration = Histogram(
+            "awaken_http_request_duration_seconds",
+            "HTTP request duration (until the response started)",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.http_in_flight = Gauge(
+            "awaken_http_requests_in_flight", "HTTP requests being served", registry=r
+        )
+        self.sse_connections = Gauge(
+            "awaken_sse_connections", "Open SSE streams", registry=r
+        )
+        self.active_runs = Gauge("awaken_active_runs", "Runs executing in this process", registry=r)
+        self.runs_started = Counter(
+            "awaken_runs_started_total", "Runs started by this process", registry=r
+        )
+        self.runs_finished = Counter(
+            "awaken_runs_total",
+            "Runs finished by termination kind",
+            ["outcome"],
+            registry=r,
+        )
+        self.run_duration = Histogram(
+            "awaken_run_duration_seconds", "Wall time of a mailbox job's run", registry=r
+        )
+        self.inference_requests = Counter(
+            "awaken_inference_requests_total",
+            "Completed inferences by model",
+            ["model", "status"],
+            registry=r,
+        )
+        self.inference_duration = Histogram(
+            "awaken_inference_duration_seconds",
+            "Inference latency by model",
+            ["model"],
+            registry=r,
+        )
+        self.inference_tokens = Counter(
+            "awaken_inference_tokens_total",
+            "Tokens by model and type (prompt/completion)",
+            ["model", "type"],
+            registry=r,
+        )
+        self.tool_calls = Counter(
+            "awaken_tool_calls_total", "Finished tool calls by outcome", ["outcome"], registry=r
+        )
+        self.mailbox_depth = Gauge(
+            "awaken_mailbox_queue_depth", "Queued mailbox jobs (store-wide)", registry=r
+        )
+        self.mailbox_ops = Counter(
+            "awaken_mailbox_operations_total",
+            "Mailbox operations by kind and result",
+            ["operation", "result"],
+            registry=r,
+        )
+        self.errors = Counter(
+            "awaken_errors_total", "Errors by class", ["class"], registry=r
+        )
+
+    def observe_event(self, event: AgentEvent) -> None:
+        """Count what a run reports: inferences, tokens, tool calls, finishes."""
+        if isinstance(event, InferenceComplete):
+            self.inference_requests.labels(event.model, "ok").inc()
+            self.inference_duration.labels(event.model).observe(event.duration_ms / 1000.0)
+            usage = event.usage
+            if usage is not None:
+                if usage.prompt_tokens:
+                    self.inference_tokens.labels(event.model, "prompt").inc(usage.prompt_tokens)
+                if usage.completion_tokens:
+                    self.inference_tokens.labels(event.model, "completion").inc(
+                        usage.completion_tokens
+                    )
+        elif isinstance(event, ToolCallDone):
+            self.tool_calls.labels(event.outcome.value).inc()
+        elif isinstance(event, RunFinish) and event.termination.type is not TerminationKind.SUSPENDED:
+            self.runs_finished.labels(event.termination.type.value).inc()
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition of every metric."""
+        return generate_latest(self.registry)

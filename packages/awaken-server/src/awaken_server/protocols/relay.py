@@ -1,0 +1,113 @@
+"""Relaying a run into a protocol stream: encode each event, buffer the frames, stream them.
+
+A protocol route hands an :class:`EncodingSink` to the mailbox (or reconnects a live run to
+it). The sink runs the protocol encoder and publishes every frame into a
+:class:`~awaken_server.sse.RunEventHub`, so the HTTP response (and any reconnecting client)
+reads frames from the hub, never from the run: a client that goes away never slows the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from awaken_contract.codec import encode_json
+from awaken_contract.contract.event import AgentEvent
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.storage import RunRecord
+from starlette.responses import Response, StreamingResponse
+
+from awaken_server.app import AppState
+from awaken_server.sse import RunEventHub, sse_response
+
+Frame = dict[str, Any]
+
+
+class EncodingSink(EventSink):
+    """Encodes events with a protocol encoder and publishes the frames into ``hub``."""
+
+    __slots__ = ("_encode", "_is_terminal", "hub")
+
+    def __init__(
+        self,
+        encode: Callable[[AgentEvent], list[Frame]],
+        hub: RunEventHub,
+        is_terminal: Callable[[Frame], bool],
+    ) -> None:
+        self._encode = encode
+        self._is_terminal = is_terminal
+        self.hub = hub
+
+    async def emit(self, event: AgentEvent) -> None:
+        """Encode ``event`` and buffer its frames (never blocks on clients)."""
+        for frame in self._encode(event):
+            self.hub.publish_encoded(encode_json(frame), self._is_terminal(frame))
+
+
+def stream_frames(
+    state: AppState,
+    hub: RunEventHub,
+    headers: dict[str, str],
+    *,
+    after: int | None = None,
+) -> StreamingResponse:
+    """SSE of ``hub`` from ``after`` (replayed, then live) up to its first terminal frame."""
+    metrics = state.metrics
+    metrics.sse_connections.inc()
+
+    async def frames() -> AsyncIterator[bytes]:
+        async for frame in hub.subscribe(after):
+            yield frame.data
+
+    return sse_response(
+        frames(),
+        heartbeat_interval=state.config.heartbeat_interval_secs,
+        headers=headers,
+        on_close=metrics.sse_connections.dec,
+    )
+
+
+def empty_stream(headers: dict[str, str]) -> Response:
+    """An SSE response that closes immediately (nothing to stream)."""
+    return Response(b"", media_type="text/event-stream", headers=headers)
+
+
+async def waiting_run(state: AppState, thread_id: str) -> RunRecord | None:
+    """The run of ``thread_id`` that waits for decisions: its open run, else its latest run."""
+    thread = await state.store.load_thread(thread_id)
+    candidates: list[RunRecord] = []
+    if thread is not None and thread.open_run_id:
+        run = await state.store.load_run(thread.open_run_id)
+        if run is not None:
+            candidates.append(run)
+    latest = await state.store.latest_run(thread_id)
+    if latest is not None:
+        candidates.append(latest)
+    for run in candidates:
+        if run.waiting is not None and waiting_targets_of(run):
+            return run
+    return None
+
+
+def waiting_targets_of(run: RunRecord) -> set[str]:
+    """Ids a decision may address on ``run``: ticket ids and their tool-call ids."""
+    if run.waiting is None:
+        return set()
+    targets = set(run.waiting.ticket_ids)
+    for ticket in run.waiting.tickets:
+        targets.add(ticket.ticket_id)
+        targets.add(ticket.tool_call_id)
+    targets.discard("")
+    return targets
+
+
+async def waiting_targets(state: AppState, thread_id: str) -> set[str]:
+    """Decision targets of the thread's waiting run (empty when nothing waits)."""
+    run = await waiting_run(state, thread_id)
+    return set() if run is None else waiting_targets_of(run)
+
+
+async def stored_message_ids(state: AppState, thread_id: str) -> set[str]:
+    """Ids of the messages already persisted on ``thread_id``."""
+    messages = await state.store.load_messages(thread_id) or []
+    return {m.id for m in messages if m.id}

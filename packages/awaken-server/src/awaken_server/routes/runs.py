@@ -1,0 +1,143 @@
+"""Run routes: list, start (SSE), get, reconnect (``Last-Event-ID``), inputs, cancel, decision."""
+
+from __future__ import annotations
+
+from awaken_contract.contract.storage import RunQuery
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from awaken_server.app import state_of
+from awaken_server.errors import BadRequest, NotFound
+from awaken_server.mailbox import RunSubmission
+from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
+from awaken_server.routes.threads import inject_messages
+from awaken_server.sse import parse_last_event_id
+from awaken_server.wire import (
+    field,
+    json_response,
+    optional_str,
+    page_params,
+    parse_decision,
+    parse_input_messages,
+    read_json_object,
+)
+
+__all__ = ["run_routes"]
+
+
+async def list_runs(request: Request) -> Response:
+    """``GET /v1/runs?offset&limit&status``."""
+    state = state_of(request)
+    offset, limit = page_params(request)
+    page = await state.store.list_runs(
+        RunQuery(offset=offset, limit=limit, status=status_filter(request))
+    )
+    return json_response(page)
+
+
+async def start_run(request: Request) -> Response:
+    """``POST /v1/runs``: foreground submit, streamed as SSE (``id:`` from 0)."""
+    state = state_of(request)
+    data = await read_json_object(request)
+    agent_id = optional_str(data, "agentId", "agent_id")
+    if agent_id is None:
+        raise BadRequest("agent_id cannot be empty")
+    messages = parse_input_messages(field(data, "messages"))
+    submission = RunSubmission(
+        thread_id=optional_str(data, "threadId", "thread_id"),
+        messages=messages,
+        agent_id=agent_id,
+    )
+    handle = await state.mailbox.submit(submission)
+    response = stream_hub(state, handle.hub, None)
+    response.headers["x-awaken-run-id"] = handle.run_id
+    response.headers["x-awaken-thread-id"] = handle.thread_id
+    return response
+
+
+async def get_run(request: Request) -> Response:
+    """``GET /v1/runs/:id``."""
+    run = await load_run(state_of(request), request.path_params["id"])
+    return json_response(run)
+
+
+async def run_events(request: Request) -> Response:
+    """``GET /v1/runs/:id/events``: replay frames after ``Last-Event-ID`` then the live tail.
+
+    204 when this process holds no events of the run (nothing to resume)."""
+    state = state_of(request)
+    run_id = request.path_params["id"]
+    hub = state.hubs.get(run_id)
+    if hub is None:
+        await load_run(state, run_id)
+        return Response(status_code=204)
+    after = parse_last_event_id(request.headers.get("last-event-id"))
+    if after is None:
+        raw = request.query_params.get("after")
+        after = parse_last_event_id(raw)
+    return stream_hub(state, hub, after)
+
+
+async def run_inputs(request: Request) -> Response:
+    """``POST /v1/runs/:id/inputs``: more messages for a run (202)."""
+    state = state_of(request)
+    run = await load_run(state, request.path_params["id"])
+    data = await read_json_object(request)
+    messages = parse_input_messages(field(data, "messages"))
+    mode = str(data.get("mode") or "queue")
+    if mode in ("queue", "resume_open_run") and run.is_resumable_waiting():
+        await state.mailbox.submit_background(
+            RunSubmission(
+                thread_id=run.thread_id,
+                messages=messages,
+                agent_id=run.agent_id,
+                continue_run_id=run.run_id,
+            )
+        )
+    elif mode in ("live_then_queue", "steer"):
+        await state.mailbox.submit_live_then_queue(
+            RunSubmission(thread_id=run.thread_id, messages=messages, agent_id=run.agent_id),
+            expected_run_id=run.run_id,
+        )
+    else:
+        await load_thread(state, run.thread_id)
+        await inject_messages(state, run.thread_id, messages, run.agent_id, mode)
+    return json_response({"status": "inputs_accepted", "run_id": run.run_id}, 202)
+
+
+async def cancel_run(request: Request) -> Response:
+    """``POST /v1/runs/:id/cancel`` (id = run, job or thread id)."""
+    state = state_of(request)
+    run_id = request.path_params["id"]
+    if not await state.mailbox.cancel(run_id):
+        raise NotFound(f"run not found: {run_id}")
+    return json_response({"status": "cancel_requested", "run_id": run_id}, 202)
+
+
+async def run_decision(request: Request) -> Response:
+    """``POST /v1/runs/:id/decision``: approve/deny a suspended tool call (202)."""
+    state = state_of(request)
+    run_id = request.path_params["id"]
+    data = await read_json_object(request)
+    call_id, resume = parse_decision(data)
+    target = await state.mailbox.decide(run_id, call_id, resume)
+    if target is None:
+        raise NotFound(f"run not found: {run_id}")
+    return json_response(
+        {"status": "decision_submitted", "run_id": run_id, "tool_call_id": call_id}, 202
+    )
+
+
+def run_routes() -> list[BaseRoute]:
+    """The ``/v1/runs`` routes."""
+    return [
+        Route("/v1/runs", list_runs, methods=["GET"]),
+        Route("/v1/runs", start_run, methods=["POST"]),
+        Route("/v1/runs/{id}", get_run, methods=["GET"]),
+        Route("/v1/runs/{id}/events", run_events, methods=["GET"]),
+        Route("/v1/runs/{id}/inputs", run_inputs, methods=["POST"]),
+        Route("/v1/runs/{id}/cancel", cancel_run, methods=["POST"]),
+        Route("/v1/runs/{id}/decision", run_decision, methods=["POST"]),
+    ]
+

@@ -1,0 +1,267 @@
+"""Server-Sent Events: frame encoding, per-run replay buffers and the streaming response.
+
+Every event of a run becomes one frame ``id: {seq}\\ndata: {json}\\n\\n``; ``seq`` counts from 0
+within the run (the book). A :class:`RunEventHub` keeps the last ``replay_buffer_capacity`` frames
+of a run so that a client reconnecting with ``Last-Event-ID: n`` receives every frame after ``n``
+and then the live tail, with no gap and no duplicate. While a stream is idle the server sends
+``: heartbeat`` comments. A client that disconnects never affects the run: the run writes into the
+hub, not into the socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from awaken_contract.contract.event import AgentEvent, encode_event, is_terminal
+from awaken_contract.contract.event_sink import EventSink
+from starlette.responses import StreamingResponse
+
+__all__ = [
+    "HEARTBEAT_FRAME",
+    "SSE_HEADERS",
+    "EventHubRegistry",
+    "Frame",
+    "HubSink",
+    "RunEventHub",
+    "format_sse_comment",
+    "format_sse_data",
+    "format_sse_data_with_id",
+    "parse_last_event_id",
+    "sse_response",
+]
+
+HEARTBEAT_FRAME = b": heartbeat\n\n"
+"""The comment sent while a stream is idle (clients ignore it)."""
+
+SSE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+    "X-Accel-Buffering": "no",
+}
+
+
+def format_sse_data(payload: bytes) -> bytes:
+    """A data-only frame: ``data: <json>\\n\\n``."""
+    return b"data: " + payload + b"\n\n"
+
+
+def format_sse_data_with_id(seq: int, payload: bytes) -> bytes:
+    """A frame with a sequence id: ``id: <seq>\\ndata: <json>\\n\\n``."""
+    return b"id: " + str(seq).encode() + b"\ndata: " + payload + b"\n\n"
+
+
+def format_sse_comment(text: str) -> bytes:
+    """A comment frame (``: text``)."""
+    return b": " + text.encode() + b"\n\n"
+
+
+def parse_last_event_id(value: str | None) -> int | None:
+    """The ``Last-Event-ID`` header as an integer; missing or non-numeric → ``None``."""
+    if value is None:
+        return None
+    value = value.strip()
+    if not value.isdigit():
+        return None
+    return int(value)
+
+
+@dataclass(slots=True, frozen=True)
+class Frame:
+    """One encoded SSE frame of a run and whether it ends a client stream."""
+
+    seq: int
+    data: bytes
+    terminal: bool
+
+
+class RunEventHub:
+    """The replay buffer and live fan-out of one run's frames.
+
+    ``publish`` appends a frame (evicting the oldest beyond ``capacity``) and wakes subscribers;
+    ``subscribe(after)`` yields every buffered frame with ``seq > after`` and then live frames
+    until (and including) the next terminal frame (``run_finish`` or ``error``).
+    """
+
+    def __init__(self, run_id: str, thread_id: str, capacity: int = 1024) -> None:
+        self.run_id = run_id
+        self.thread_id = thread_id
+        self.capacity = max(capacity, 1)
+        self._frames: deque[Frame] = deque(maxlen=self.capacity)
+        self._next_seq = 0
+        self._changed = asyncio.Event()
+        self._closed = False
+        self.created_at = time.monotonic()
+        self.updated_at = self.created_at
+
+    @property
+    def next_seq(self) -> int:
+        """The id the next published frame will get."""
+        return self._next_seq
+
+    @property
+    def closed(self) -> bool:
+        """True once the producing run has ended for good."""
+        return self._closed
+
+    def publish(self, event: AgentEvent) -> Frame:
+        """Encode and buffer one event, waking every subscriber."""
+        return self.publish_encoded(encode_event(event), is_terminal(event))
+
+    def publish_encoded(self, payload: bytes, terminal: bool) -> Frame:
+        """Buffer an already encoded event payload."""
+        frame = Frame(self._next_seq, format_sse_data_with_id(self._next_seq, payload), terminal)
+        self._next_seq += 1
+        self._frames.append(frame)
+        self.updated_at = time.monotonic()
+        self._wake()
+        return frame
+
+    def close(self) -> None:
+        """Mark the run as finished: subscribers drain the buffer and stop."""
+        self._closed = True
+        self.updated_at = time.monotonic()
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _start_after(self, after: int | None) -> int:
+        """Translate a ``Last-Event-ID`` into the first sequence number to send."""
+        if after is None:
+            return 0
+        if after >= self._next_seq:
+            # An id this hub never issued: the client saw an earlier incarnation of the run
+            # (another process); send everything we have.
+            return 0
+        return after + 1
+
+    async def subscribe(
+        self, after: int | None = None, *, stop_at_terminal: bool = True
+    ) -> AsyncIterator[Frame]:
+        """Frames with ``seq > after`` (all when ``None``), then live frames.
+
+        Stops after the first terminal frame (when ``stop_at_terminal``) or when the hub closes.
+        A subscriber that falls more than ``capacity`` frames behind skips the evicted frames.
+        """
+        cursor = self._start_after(after)
+        while True:
+            changed = self._changed
+            while cursor < self._next_seq:
+                first = self._next_seq - len(self._frames)
+                cursor = max(cursor, first)
+                frame = self._frames[cursor - first]
+                cursor += 1
+                yield frame
+                if stop_at_terminal and frame.terminal:
+                    return
+            if self._closed:
+                return
+            await changed.wait()
+
+    async def wait_for_frames(self, count: int) -> None:
+        """Wait until at least ``count`` frames were published (tests, benchmarks)."""
+        while self._next_seq < count and not self._closed:
+            await self._changed.wait()
+
+
+class HubSink(EventSink):
+    """An :class:`EventSink` writing a run's events into its :class:`RunEventHub`."""
+
+    __slots__ = ("hub",)
+
+    def __init__(self, hub: RunEventHub) -> None:
+        self.hub = hub
+
+    async def emit(self, event: AgentEvent) -> None:
+        """Publish the event to the hub (never blocks on clients)."""
+        self.hub.publish(event)
+
+
+class EventHubRegistry:
+    """The hubs of this process, by run id (and the latest hub of each thread)."""
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self.capacity = capacity
+        self._by_run: dict[str, RunEventHub] = {}
+        self._by_thread: dict[str, str] = {}
+
+    def open(self, run_id: str, thread_id: str) -> RunEventHub:
+        """The run's hub, created when missing (a resumed run keeps its sequence)."""
+        hub = self._by_run.get(run_id)
+        if hub is None or hub.closed:
+            hub = RunEventHub(run_id, thread_id, self.capacity)
+            self._by_run[run_id] = hub
+        self._by_thread[thread_id] = run_id
+        return hub
+
+    def get(self, run_id: str) -> RunEventHub | None:
+        """The hub of ``run_id`` if this process has one."""
+        return self._by_run.get(run_id)
+
+    def for_thread(self, thread_id: str) -> RunEventHub | None:
+        """The latest hub of ``thread_id``."""
+        run_id = self._by_thread.get(thread_id)
+        return None if run_id is None else self._by_run.get(run_id)
+
+    def purge(self, older_than_secs: float = 300.0) -> int:
+        """Drop closed hubs idle for longer than ``older_than_secs``; return how many."""
+        cutoff = time.monotonic() - older_than_secs
+        stale = [rid for rid, h in self._by_run.items() if h.closed and h.updated_at < cutoff]
+        for run_id in stale:
+            hub = self._by_run.pop(run_id)
+            if self._by_thread.get(hub.thread_id) == run_id:
+                del self._by_thread[hub.thread_id]
+        return len(stale)
+
+    def __len__(self) -> int:
+        return len(self._by_run)
+
+
+async def _with_heartbeats(
+    frames: AsyncIterator[bytes], interval: float, on_close: Callable[[], None] | None
+) -> AsyncIterator[bytes]:
+    """Forward ``frames``, inserting a heartbeat after ``interval`` seconds without a frame."""
+    iterator = frames.__aiter__()
+    pending: asyncio.Task[bytes] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(iterator.__anext__())
+            done, _ = await asyncio.wait({pending}, timeout=interval)
+            if not done:
+                yield HEARTBEAT_FRAME
+                continue
+            task, pending = pending, None
+            try:
+                chunk = task.result()
+            except StopAsyncIteration:
+                return
+            yield chunk
+    finally:
+        if pending is not None:
+            pending.cancel()
+        if on_close is not None:
+            on_close()
+
+
+def sse_response(
+    frames: AsyncIterator[bytes],
+    *,
+    heartbeat_interval: float = 15.0,
+    headers: dict[str, str] | None = None,
+    on_close: Callable[[], None] | None = None,
+) -> StreamingResponse:
+    """A ``text/event-stream`` response streaming ``frames`` with idle heartbeats."""
+    all_headers = dict(SSE_HEADERS)
+    if headers:
+        all_headers.update(headers)
+    return StreamingResponse(
+        _with_heartbeats(frames, heartbeat_interval, on_close),
+        media_type="text/event-stream",
+        headers=all_headers,
+    )

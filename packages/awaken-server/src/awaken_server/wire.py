@@ -1,0 +1,172 @@
+"""Request decoding shared by the routes: JSON bodies, input messages, paging and decisions.
+
+Status codes (spec http-api §1.2): no JSON content type → 415, unparseable JSON → 400, a missing
+required field → 400, a field of the wrong type → 422. Responses are encoded with msgspec.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from awaken_contract.contract.content import AnyContentBlock, TextBlock
+from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
+from awaken_contract.ids import new_id, now_ms
+from starlette.requests import Request
+from starlette.responses import Response
+
+from awaken_server.errors import BadRequest, UnprocessableEntity, UnsupportedMediaType
+
+__all__ = [
+    "JsonResponse",
+    "field",
+    "json_response",
+    "page_params",
+    "parse_decision",
+    "parse_input_messages",
+    "read_json",
+    "read_json_object",
+]
+
+_KEPT_ROLES = {Role.USER.value, Role.ASSISTANT.value, Role.SYSTEM.value}
+_encoder = msgspec.json.Encoder()
+
+
+class JsonResponse(Response):
+    """A JSON response encoded with msgspec (structs keep their wire shape)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return _encoder.encode(content)
+
+
+def json_response(content: Any, status: int = 200) -> JsonResponse:
+    """``content`` (builtins or msgspec structs) as JSON."""
+    return JsonResponse(content, status_code=status)
+
+
+async def read_json(request: Request) -> Any:
+    """The parsed JSON body (415 without a JSON content type, 400 when malformed)."""
+    content_type = request.headers.get("content-type", "")
+    if "json" not in content_type.lower():
+        raise UnsupportedMediaType("expected Content-Type: application/json")
+    body = await request.body()
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError as exc:
+        raise BadRequest(f"invalid JSON body: {exc}") from None
+
+
+async def read_json_object(request: Request) -> dict[str, Any]:
+    """The JSON body, which must be an object (422 otherwise)."""
+    data = await read_json(request)
+    if not isinstance(data, dict):
+        raise UnprocessableEntity("expected a JSON object body")
+    return data
+
+
+def field(data: dict[str, Any], *names: str) -> Any:
+    """The first present key of ``names`` (camelCase and snake_case aliases)."""
+    for name in names:
+        if name in data:
+            return data[name]
+    return None
+
+
+def optional_str(data: dict[str, Any], *names: str) -> str | None:
+    """A string field (422 when present with another type); blank → ``None``."""
+    value = field(data, *names)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UnprocessableEntity(f"field '{names[0]}' must be a string")
+    return value.strip() or None
+
+
+def parse_input_messages(raw: Any, *, required: bool = True) -> list[Message]:
+    """``[{role, content}]`` → Messages. ``content`` is a string or a list of content blocks;
+    roles other than user/assistant/system are dropped; none left → 400."""
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise UnprocessableEntity("field 'messages' must be an array")
+    messages: list[Message] = []
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise UnprocessableEntity(f"messages[{index}] must be an object")
+        role = item.get("role")
+        content = item.get("content")
+        if role is None or content is None:
+            missing = "role" if role is None else "content"
+            raise BadRequest(f"messages[{index}]: missing field '{missing}'")
+        if not isinstance(role, str):
+            raise UnprocessableEntity(f"messages[{index}].role must be a string")
+        if role not in _KEPT_ROLES:
+            continue
+        blocks: list[AnyContentBlock]
+        if isinstance(content, str):
+            blocks = [TextBlock(text=content)]
+        elif isinstance(content, list):
+            try:
+                blocks = msgspec.convert(content, list[AnyContentBlock])
+            except msgspec.ValidationError as exc:
+                raise UnprocessableEntity(f"messages[{index}].content: {exc}") from None
+        else:
+            raise UnprocessableEntity(f"messages[{index}].content must be a string or an array")
+        message_id = item.get("id")
+        messages.append(
+            Message(
+                role=Role(role),
+                content=blocks,
+                id=message_id if isinstance(message_id, str) and message_id else new_id(),
+            )
+        )
+    if required and not messages:
+        raise BadRequest("at least one message is required")
+    return messages
+
+
+def page_params(
+    request: Request, *, default_limit: int = 50, clamp: bool = True
+) -> tuple[int, int]:
+    """``offset`` (default 0) and ``limit`` (default 50, clamped to 1..=200) from the query."""
+    offset = _int_param(request, "offset", 0)
+    limit = _int_param(request, "limit", default_limit)
+    if clamp:
+        limit = min(max(limit, 1), 200)
+    return max(offset, 0), max(limit, 0)
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f"query parameter '{name}' must be an integer") from None
+
+
+def parse_decision(data: dict[str, Any]) -> tuple[str, ToolCallResume]:
+    """``{"toolCallId", "action": "resume"|"cancel", "payload"}`` → (call id, decision)."""
+    call_id = field(data, "toolCallId", "tool_call_id")
+    if call_id is None:
+        raise BadRequest("missing field 'toolCallId'")
+    if not isinstance(call_id, str):
+        raise UnprocessableEntity("field 'toolCallId' must be a string")
+    if not call_id.strip():
+        raise BadRequest("toolCallId cannot be empty")
+    action = data.get("action", "resume")
+    if action not in ("resume", "cancel"):
+        raise BadRequest(f"invalid action: {action}, expected 'resume' or 'cancel'")
+    reason = data.get("reason")
+    resume = ToolCallResume(
+        action=ResumeDecisionAction(action),
+        decision_id=new_id(),
+        result=data.get("payload"),
+        reason=reason if isinstance(reason, str) else None,
+        updated_at=now_ms(),
+    )
+    return call_id.strip(), resume

@@ -1,0 +1,638 @@
+"""File stores: JSON files under one directory, atomic writes, a rollback journal for checkpoints.
+
+Layout (directories are created on first write; constructing the store creates nothing)::
+
+    <base>/threads/<thread_id>.json        Thread
+    <base>/messages/<thread_id>.json       [Message]
+    <base>/runs/<run_id>.json              RunRecord
+    <base>/profiles/<owner>/<key>.json     ProfileEntry (owner ``agent_<name>`` or ``system``)
+    <base>/config/<namespace>/<id>.json    config document
+    <base>/mailbox/state.json              mailbox generations and jobs
+    <base>/.checkpoint_pending             checkpoint journal (only during/after a crash)
+
+Every write goes to a temp file in the target's directory, is fsynced and renamed over the
+target. A checkpoint stages its three files, records a journal, swaps them in and deletes the
+journal; a crash in between is rolled back by the next ``FileStore`` opened on the directory.
+Thread/run ids, config namespaces and ids are validated so no id can escape the directory.
+Operations run on one worker thread per store and take an exclusive ``fcntl`` lock on
+``<base>/.lock`` while writing, so several processes can share a directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import os
+import shutil
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, contextmanager, suppress
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import msgspec
+
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import (
+    ConfigStore,
+    ProfileEntry,
+    ProfileOwner,
+    ProfileStore,
+    RunPage,
+    RunQuery,
+    RunRecord,
+    Thread,
+    ThreadMetadata,
+    ThreadRunStore,
+    checkpoint_thread,
+    require_thread,
+    sort_thread_ids,
+)
+from awaken_contract.errors import AlreadyExists, SerializationError, StorageIoError
+from awaken_contract.ids import new_id, now_ms
+from awaken_stores._codec import decode, encode
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+
+__all__ = [
+    "FileConfigStore",
+    "FileMailboxStore",
+    "FileProfileStore",
+    "FileStore",
+    "validate_id",
+]
+
+T = TypeVar("T")
+
+JOURNAL = ".checkpoint_pending"
+_pretty = msgspec.json.Encoder()
+
+
+def validate_id(label: str, value: str) -> str:
+    """Reject ids that are blank or could name another path (``/``, ``\\``, ``..``, NUL, control
+    characters) with ``StorageIoError``."""
+    if not value.strip():
+        raise StorageIoError(f"{label} cannot be empty")
+    bad = [c for c in value if c in "/\\" or ord(c) < 32 or ord(c) == 127]
+    if bad or ".." in value:
+        raise StorageIoError(f"{label} contains invalid characters: {value!r}")
+    return value
+
+
+def _encode_name(name: str) -> str:
+    """A reversible, path-safe file name for free-form names (profile owners and keys)."""
+    encoded = quote(name, safe="-_")
+    return encoded if encoded else "%"
+
+
+def _pretty_json(value: Any) -> bytes:
+    return msgspec.json.format(encode(value), indent=2)
+
+
+# --------------------------------------------------------------------------- low-level file ops
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _stage(target: Path, data: bytes) -> Path:
+    """Write ``data`` to a fsynced temp file next to ``target`` and return its path."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.stem}.{new_id().replace('-', '')}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    tmp = _stage(target, data)
+    try:
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _read(path: Path, type_: type[T] | Any) -> T | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageIoError(f"{path}: {exc}") from exc
+    try:
+        return decode(data, type_)  # type: ignore[no-any-return]
+    except SerializationError as exc:
+        raise SerializationError(f"{path}: {exc.message}") from exc
+
+
+def _json_files(directory: Path) -> list[Path]:
+    """``*.json`` files of a directory (temp and backup files are dot-files and skipped)."""
+    try:
+        return sorted(
+            p for p in directory.iterdir() if p.suffix == ".json" and not p.name.startswith(".")
+        )
+    except FileNotFoundError:
+        return []
+
+
+def _recover(base: Path) -> None:
+    """Roll back a checkpoint interrupted mid-commit (no-op without a journal)."""
+    journal = base / JOURNAL
+    if not journal.exists():
+        return
+    try:
+        writes = json.loads(journal.read_text())["writes"]
+    except (OSError, ValueError, KeyError, TypeError):
+        journal.unlink(missing_ok=True)
+        return
+    for write in reversed(writes):
+        target, tmp, backup = (base / write[k] for k in ("target", "tmp", "backup"))
+        if write["had_target"] and backup.exists():
+            os.replace(backup, target)
+        elif not write["had_target"] and target.exists():
+            target.unlink()
+        elif backup.exists():
+            backup.unlink()
+        tmp.unlink(missing_ok=True)
+        _fsync_dir(target.parent)
+    journal.unlink(missing_ok=True)
+    _fsync_dir(base)
+
+
+class _FileDb:
+    """The base directory, its worker thread and its cross-process write lock."""
+
+    def __init__(self, base: str | Path) -> None:
+        self.base = Path(base)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="awaken-file")
+        self._lock_fd: int | None = None
+        self._lock_depth = 0
+        self._thread_lock = threading.RLock()
+        if (self.base / JOURNAL).exists():
+            with self.write_lock():
+                _recover(self.base)
+        for sub in ("threads", "messages", "runs"):
+            for orphan in (self.base / sub).glob(".*.bak") if (self.base / sub).is_dir() else ():
+                orphan.unlink(missing_ok=True)
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """Run blocking file work on the store's worker thread; OS errors become Io errors."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, fn)
+        except OSError as exc:
+            raise StorageIoError(str(exc)) from exc
+
+    @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Exclusive lock on ``<base>/.lock`` (re-entrant within the process)."""
+        with self._thread_lock:
+            if self._lock_depth == 0:
+                self.base.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.base / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_fd = fd
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+                if self._lock_depth == 0 and self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+
+
+class _FileBacked:
+    def __init__(self, base: str | Path | _FileDb) -> None:
+        self._db = base if isinstance(base, _FileDb) else _FileDb(base)
+        self.base = self._db.base
+
+    async def close(self) -> None:
+        """Stop the worker thread."""
+        await asyncio.get_running_loop().run_in_executor(None, self._db.close)
+
+
+# --------------------------------------------------------------------------- threads and runs
+
+
+class FileStore(_FileBacked, ThreadRunStore):
+    """Threads, messages and runs as JSON files; sub-stores ``profiles``, ``config``,
+    ``mailbox`` share the directory."""
+
+    def __init__(self, base: str | Path) -> None:
+        super().__init__(base)
+        self.profiles = FileProfileStore(self._db)
+        self.config = FileConfigStore(self._db)
+        self.mailbox = FileMailboxStore(self._db)
+
+    def _thread_path(self, thread_id: str) -> Path:
+        return self.base / "threads" / f"{validate_id('thread id', thread_id)}.json"
+
+    def _messages_path(self, thread_id: str) -> Path:
+        return self.base / "messages" / f"{validate_id('thread id', thread_id)}.json"
+
+    def _run_path(self, run_id: str) -> Path:
+        return self.base / "runs" / f"{validate_id('run id', run_id)}.json"
+
+    def _all_runs(self) -> list[RunRecord]:
+        runs = [_read(p, RunRecord) for p in _json_files(self.base / "runs")]
+        return [r for r in runs if r is not None]
+
+    # ------------------------------------------------------------------ threads
+    async def load_thread(self, thread_id: str) -> Thread | None:
+        path = self._thread_path(thread_id)
+        return await self._db.run(lambda: _read(path, Thread))
+
+    async def save_thread(self, thread: Thread) -> None:
+        path, data = self._thread_path(thread.id), _pretty_json(thread)
+
+        def write() -> None:
+            with self._db.write_lock():
+                _atomic_write(path, data)
+
+        await self._db.run(write)
+
+    async def delete_thread(self, thread_id: str) -> None:
+        paths = (self._thread_path(thread_id), self._messages_path(thread_id))
+
+        def delete() -> None:
+            with self._db.write_lock():
+                for path in paths:
+                    path.unlink(missing_ok=True)
+
+        await self._db.run(delete)
+
+    async def list_threads(self, offset: int, limit: int) -> list[str]:
+        def scan() -> list[str]:
+            threads = [_read(p, Thread) for p in _json_files(self.base / "threads")]
+            return sort_thread_ids((t for t in threads if t is not None), offset, limit)
+
+        return await self._db.run(scan)
+
+    async def load_messages(self, thread_id: str) -> list[Message] | None:
+        path = self._messages_path(thread_id)
+        return await self._db.run(lambda: _read(path, list[Message]))
+
+    async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
+        path, data = self._messages_path(thread_id), encode(messages)
+
+        def write() -> None:
+            with self._db.write_lock():
+                _atomic_write(path, data)
+
+        await self._db.run(write)
+
+    async def delete_messages(self, thread_id: str) -> None:
+        thread_path, path = self._thread_path(thread_id), self._messages_path(thread_id)
+
+        def delete() -> None:
+            with self._db.write_lock():
+                require_thread(_read(thread_path, Thread), thread_id)
+                path.unlink(missing_ok=True)
+
+        await self._db.run(delete)
+
+    async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
+        path = self._thread_path(thread_id)
+
+        def update() -> None:
+            with self._db.write_lock():
+                thread = require_thread(_read(path, Thread), thread_id)
+                thread.metadata = metadata
+                _atomic_write(path, _pretty_json(thread))
+
+        await self._db.run(update)
+
+    # ------------------------------------------------------------------ runs
+    async def create_run(self, record: RunRecord) -> None:
+        path, data = self._run_path(record.run_id), _pretty_json(record)
+
+        def create() -> None:
+            with self._db.write_lock():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                except FileExistsError:
+                    raise AlreadyExists(record.run_id) from None
+                os.close(fd)
+                try:
+                    _atomic_write(path, data)
+                except BaseException:
+                    path.unlink(missing_ok=True)
+                    raise
+
+        await self._db.run(create)
+
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        path = self._run_path(run_id)
+        return await self._db.run(lambda: _read(path, RunRecord))
+
+    async def latest_run(self, thread_id: str) -> RunRecord | None:
+        def scan() -> RunRecord | None:
+            runs = [r for r in self._all_runs() if r.thread_id == thread_id]
+            return max(runs, key=lambda r: r.updated_at) if runs else None
+
+        return await self._db.run(scan)
+
+    async def list_runs(self, query: RunQuery) -> RunPage:
+        return await self._db.run(lambda: query.page(self._all_runs()))
+
+    # ------------------------------------------------------------------ checkpoint
+    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+        thread_path = self._thread_path(thread_id)
+        messages_path = self._messages_path(thread_id)
+        run_path = self._run_path(run.run_id)
+        messages_data, run_data = encode(messages), _pretty_json(run)
+
+        def commit() -> None:
+            with self._db.write_lock():
+                _recover(self.base)
+                thread = checkpoint_thread(_read(thread_path, Thread), thread_id, run)
+                self._commit(
+                    [
+                        (thread_path, _pretty_json(thread)),
+                        (messages_path, messages_data),
+                        (run_path, run_data),
+                    ]
+                )
+
+        await self._db.run(commit)
+
+    def _commit(self, files: list[tuple[Path, bytes]]) -> None:
+        """Swap in several files at once through the rollback journal (see module docs)."""
+        staged: list[Path] = []
+        try:
+            for target, data in files:
+                staged.append(_stage(target, data))
+        except BaseException:
+            for tmp in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        tx_id = new_id().replace("-", "")
+        writes = [
+            {
+                "target": str(target.relative_to(self.base)),
+                "tmp": str(tmp.relative_to(self.base)),
+                "backup": str(
+                    (target.parent / f".{target.name}.{tx_id}.bak").relative_to(self.base)
+                ),
+                "had_target": target.exists(),
+            }
+            for (target, _), tmp in zip(files, staged, strict=True)
+        ]
+        journal = self.base / JOURNAL
+        try:
+            _atomic_write(journal, json.dumps({"writes": writes}).encode())
+            for write in writes:
+                target = self.base / write["target"]
+                if write["had_target"]:
+                    os.replace(target, self.base / write["backup"])
+                os.replace(self.base / write["tmp"], target)
+            for directory in {(self.base / w["target"]).parent for w in writes}:
+                _fsync_dir(directory)
+            journal.unlink()
+            _fsync_dir(self.base)
+        except Exception:
+            _recover(self.base)
+            for tmp in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        for write in writes:
+            with suppress(OSError):
+                (self.base / write["backup"]).unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------- profiles and config
+
+
+class FileProfileStore(_FileBacked, ProfileStore):
+    """Profile entries as ``profiles/<owner>/<key>.json`` (names percent-encoded)."""
+
+    def _owner_dir(self, owner: ProfileOwner) -> Path:
+        name = "system" if owner.agent_name is None else f"agent_{_encode_name(owner.agent_name)}"
+        return self.base / "profiles" / name
+
+    def _path(self, owner: ProfileOwner, key: str) -> Path:
+        return self._owner_dir(owner) / f"{_encode_name(key)}.json"
+
+    async def get(self, owner: ProfileOwner, key: str) -> ProfileEntry | None:
+        path = self._path(owner, key)
+        return await self._db.run(lambda: _read(path, ProfileEntry))
+
+    async def set(self, owner: ProfileOwner, key: str, value: Any) -> None:
+        path = self._path(owner, key)
+        data = _pretty_json(ProfileEntry(key=key, value=value, updated_at=now_ms()))
+
+        def write() -> None:
+            with self._db.write_lock():
+                _atomic_write(path, data)
+
+        await self._db.run(write)
+
+    async def delete(self, owner: ProfileOwner, key: str) -> None:
+        path = self._path(owner, key)
+
+        def delete() -> None:
+            with self._db.write_lock():
+                path.unlink(missing_ok=True)
+
+        await self._db.run(delete)
+
+    async def list(self, owner: ProfileOwner) -> list[ProfileEntry]:
+        directory = self._owner_dir(owner)
+
+        def scan() -> list[ProfileEntry]:
+            entries = [_read(p, ProfileEntry) for p in _json_files(directory)]
+            return sorted((e for e in entries if e is not None), key=lambda e: e.key)
+
+        return await self._db.run(scan)
+
+    async def clear_owner(self, owner: ProfileOwner) -> None:
+        directory = self._owner_dir(owner)
+
+        def clear() -> None:
+            with self._db.write_lock():
+                shutil.rmtree(directory, ignore_errors=True)
+
+        await self._db.run(clear)
+
+
+class FileConfigStore(_FileBacked, ConfigStore):
+    """Config documents as ``config/<namespace>/<id>.json``."""
+
+    def _dir(self, namespace: str) -> Path:
+        return self.base / "config" / validate_id("config namespace", namespace)
+
+    def _path(self, namespace: str, id: str) -> Path:
+        return self._dir(namespace) / f"{validate_id('config id', id)}.json"
+
+    async def get(self, namespace: str, id: str) -> Any | None:
+        path = self._path(namespace, id)
+        return await self._db.run(lambda: _read(path, Any))
+
+    async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
+        directory = self._dir(namespace)
+
+        def scan() -> list[tuple[str, Any]]:
+            paths = sorted(_json_files(directory), key=lambda p: p.stem)
+            return [(p.stem, _read(p, Any)) for p in paths[max(offset, 0) :][: max(limit, 0)]]
+
+        return await self._db.run(scan)
+
+    async def put(self, namespace: str, id: str, value: Any) -> None:
+        path, data = self._path(namespace, id), _pretty_json(value)
+
+        def write() -> None:
+            with self._db.write_lock():
+                _atomic_write(path, data)
+
+        await self._db.run(write)
+
+    async def delete(self, namespace: str, id: str) -> None:
+        path = self._path(namespace, id)
+
+        def delete() -> None:
+            with self._db.write_lock():
+                path.unlink(missing_ok=True)
+
+        await self._db.run(delete)
+
+
+# --------------------------------------------------------------------------- mailbox
+
+
+class _MailboxState(msgspec.Struct):
+    generations: dict[str, int] = msgspec.field(default_factory=dict)
+    jobs: dict[str, MailboxJob] = msgspec.field(default_factory=dict)
+
+
+class FileMailboxStore(_FileBacked, MailboxEngine):
+    """Mailbox jobs in ``mailbox/state.json``, rewritten atomically by every transaction under
+    the directory's exclusive lock (simple and durable; meant for modest job volumes)."""
+
+    def __init__(self, base: str | Path | _FileDb) -> None:
+        super().__init__(base)
+        self._lock = asyncio.Lock()
+
+    @property
+    def _path(self) -> Path:
+        return self.base / "mailbox" / "state.json"
+
+    def _load(self) -> _MailboxState:
+        return _read(self._path, _MailboxState) or _MailboxState()
+
+    async def _state(self) -> _MailboxState:
+        return await self._db.run(self._load)
+
+    @asynccontextmanager
+    async def _transaction(
+        self, mailbox_id: str, job_id: str | None = None
+    ) -> AsyncIterator[MailboxTxn]:
+        async with self._lock:
+            lock = self._db.write_lock()
+            await self._db.run(lock.__enter__)
+            try:
+                state = await self._db.run(self._load)
+                jobs = [
+                    j
+                    for j in state.jobs.values()
+                    if j.mailbox_id == mailbox_id and (j.job_id == job_id or not j.is_terminal)
+                ]
+                txn = MailboxTxn(mailbox_id, state.generations.get(mailbox_id, 0), jobs)
+                yield txn
+                if txn.generation != txn.initial_generation or txn.changed_jobs():
+                    state.generations[mailbox_id] = txn.generation
+                    for job in txn.changed_jobs():
+                        state.jobs[job.job_id] = job
+                    data = encode(state)
+                    await self._db.run(lambda: _atomic_write(self._path, data))
+            finally:
+                await self._db.run(lambda: lock.__exit__(None, None, None))
+
+    async def _mailbox_of(self, job_id: str) -> str | None:
+        job = (await self._state()).jobs.get(job_id)
+        return None if job is None else job.mailbox_id
+
+    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
+        expired = [
+            j
+            for j in (await self._state()).jobs.values()
+            if j.status is MailboxJobStatus.CLAIMED
+            and j.lease_until is not None
+            and j.lease_until < now
+        ]
+        expired.sort(key=lambda j: (j.lease_until or 0, j.job_id))
+        return [(j.job_id, j.mailbox_id) for j in expired[: max(limit, 0)]]
+
+    async def current_generation(self, mailbox_id: str) -> int:
+        return (await self._state()).generations.get(mailbox_id, 0)
+
+    async def purge_terminal(self, older_than: int) -> int:
+        async with self._lock:
+
+            def purge() -> int:
+                with self._db.write_lock():
+                    state = self._load()
+                    doomed = [
+                        i
+                        for i, j in state.jobs.items()
+                        if j.is_terminal and j.updated_at < older_than
+                    ]
+                    for job_id in doomed:
+                        del state.jobs[job_id]
+                    if doomed:
+                        _atomic_write(self._path, encode(state))
+                    return len(doomed)
+
+            return await self._db.run(purge)
+
+    async def queued_mailbox_ids(self) -> list[str]:
+        jobs = (await self._state()).jobs.values()
+        return sorted({j.mailbox_id for j in jobs if j.status is MailboxJobStatus.QUEUED})
+
+    async def load(self, job_id: str) -> MailboxJob | None:
+        return (await self._state()).jobs.get(job_id)
+
+    async def list(
+        self,
+        mailbox_id: str,
+        statuses: list[MailboxJobStatus] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> MailboxJobList:
+        jobs = [j for j in (await self._state()).jobs.values() if j.mailbox_id == mailbox_id]
+        if statuses is not None:
+            jobs = [j for j in jobs if j.status in statuses]
+        jobs.sort(key=lambda j: (j.priority, j.created_at, j.job_id))
+        return jobs[max(offset, 0) :][: max(limit, 0)]
+
+    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
+        jobs = sorted(
+            (j for j in (await self._state()).jobs.values() if j.is_terminal),
+            key=lambda j: (j.updated_at, j.created_at, j.job_id),
+        )
+        return jobs[max(offset, 0) :][: max(limit, 0)]
+
+    async def count_by_status(self, status: MailboxJobStatus) -> int:
+        return sum(1 for j in (await self._state()).jobs.values() if j.status is status)
+

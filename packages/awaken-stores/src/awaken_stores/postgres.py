@@ -1,0 +1,871 @@
+"""PostgreSQL stores on asyncpg: connection pool, table prefix, versioned migrations.
+
+Tables (default prefix ``awaken``): ``awaken_threads``, ``awaken_messages``, ``awaken_runs``,
+``awaken_profiles``, ``awaken_configs``, ``awaken_mailbox_jobs``, ``awaken_mailbox_generations``
+and ``awaken_schema_migrations``. The schema is created on first access (``ensure_schema``).
+
+* ``checkpoint`` is a single SQL statement (thread, messages and run upserts in data-modifying
+  CTEs), so it is atomic and costs one round trip. The thread row is written with an optimistic
+  check against the version this store last saw; on a mismatch it re-reads and retries.
+* Mailbox transactions lock the mailbox's generation row (``FOR UPDATE``); worker claims use
+  ``FOR UPDATE SKIP LOCKED`` so concurrent claimers never queue up behind each other, and
+  LISTEN/NOTIFY wakes waiting workers when a job becomes claimable.
+* Config changes are announced with ``pg_notify`` in the writing transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import asyncpg
+import msgspec
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import (
+    ConfigChangeEvent,
+    ConfigChangeKind,
+    ConfigChangeNotifier,
+    ConfigStore,
+    ProfileEntry,
+    ProfileOwner,
+    ProfileStore,
+    RunPage,
+    RunQuery,
+    RunRecord,
+    Thread,
+    ThreadMetadata,
+    ThreadRunStore,
+    checkpoint_thread,
+    require_thread,
+)
+from awaken_contract.errors import AlreadyExists, StorageError, StorageIoError
+from awaken_contract.ids import now_ms
+
+from awaken_stores._codec import decode, encode_str
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+
+__all__ = [
+    "PostgresConfigStore",
+    "PostgresMailboxStore",
+    "PostgresProfileStore",
+    "PostgresStore",
+]
+
+_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
+_TERMINAL = [s.value for s in MailboxJobStatus if s.is_terminal]
+_MAX_LIMIT = 2**63 - 1
+
+# Run columns other than the JSONB ones; JSONB columns map to RunRecord fields below.
+_RUN_JSON_COLUMNS = {
+    "request": "request",
+    "run_input": "input",
+    "run_output": "output",
+    "termination_reason": "termination_reason",
+    "error_payload": "error_payload",
+    "waiting": "waiting",
+    "outcome": "outcome",
+    "state": "state",
+}
+_RUN_PLAIN_COLUMNS = [
+    "run_id",
+    "thread_id",
+    "agent_id",
+    "parent_run_id",
+    "status",
+    "final_output",
+    "dispatch_id",
+    "session_id",
+    "transport_request_id",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "updated_at",
+    "steps",
+    "input_tokens",
+    "output_tokens",
+]
+_RUN_COLUMNS = _RUN_PLAIN_COLUMNS + list(_RUN_JSON_COLUMNS)
+_RUN_IMMUTABLE = {"run_id", "thread_id", "agent_id", "parent_run_id", "created_at"}
+
+
+def _migrations(p: str) -> list[tuple[int, list[str]]]:
+    return [
+        (
+            1,
+            [
+                f"CREATE TABLE IF NOT EXISTS {p}_threads (id TEXT PRIMARY KEY, data JSONB NOT NULL,"
+                " activity_ms BIGINT NOT NULL DEFAULT 0,"
+                " updated_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                f"CREATE INDEX IF NOT EXISTS idx_{p}_threads_activity ON {p}_threads"
+                " (activity_ms DESC, id)",
+                f"CREATE TABLE IF NOT EXISTS {p}_messages (thread_id TEXT PRIMARY KEY,"
+                " data JSONB NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                f"CREATE TABLE IF NOT EXISTS {p}_runs (run_id TEXT PRIMARY KEY,"
+                " thread_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '',"
+                " parent_run_id TEXT, request JSONB, run_input JSONB, run_output JSONB,"
+                " status TEXT NOT NULL, termination_reason JSONB, final_output TEXT,"
+                " error_payload JSONB, dispatch_id TEXT, session_id TEXT,"
+                " transport_request_id TEXT, waiting JSONB, outcome JSONB,"
+                " created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT,"
+                " updated_at BIGINT NOT NULL, steps INTEGER NOT NULL DEFAULT 0,"
+                " input_tokens BIGINT NOT NULL DEFAULT 0, output_tokens BIGINT NOT NULL DEFAULT 0,"
+                " state JSONB)",
+                f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_thread_id ON {p}_runs (thread_id)",
+                f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_thread_created ON {p}_runs"
+                " (thread_id, created_at DESC)",
+                f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_thread_updated ON {p}_runs"
+                " (thread_id, updated_at DESC)",
+                f"CREATE TABLE IF NOT EXISTS {p}_profiles (owner TEXT NOT NULL, key TEXT NOT NULL,"
+                " data JSONB NOT NULL, updated_at BIGINT NOT NULL, PRIMARY KEY (owner, key))",
+                f"CREATE TABLE IF NOT EXISTS {p}_configs (namespace TEXT NOT NULL,"
+                " id TEXT NOT NULL, data JSONB NOT NULL,"
+                " updated_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (namespace, id))",
+                f"CREATE TABLE IF NOT EXISTS {p}_mailbox_jobs (job_id TEXT PRIMARY KEY,"
+                " mailbox_id TEXT NOT NULL, status TEXT NOT NULL, priority INTEGER NOT NULL,"
+                " created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, lease_until BIGINT,"
+                " data JSONB NOT NULL)",
+                f"CREATE INDEX IF NOT EXISTS idx_{p}_mailbox_jobs_mailbox ON {p}_mailbox_jobs"
+                " (mailbox_id, status)",
+                f"CREATE INDEX IF NOT EXISTS idx_{p}_mailbox_jobs_status ON {p}_mailbox_jobs"
+                " (status, lease_until)",
+                f"CREATE TABLE IF NOT EXISTS {p}_mailbox_generations (mailbox_id TEXT PRIMARY KEY,"
+                " generation BIGINT NOT NULL DEFAULT 0)",
+            ],
+        ),
+    ]
+
+
+class _PgDb:
+    """Pool, prefix and schema state shared by a store and its sub-stores."""
+
+    def __init__(
+        self, dsn_or_pool: str | asyncpg.Pool, prefix: str, min_size: int, max_size: int
+    ) -> None:
+        if not _PREFIX.match(prefix):
+            raise ValueError(f"invalid table prefix: {prefix!r}")
+        self.prefix = prefix
+        self._dsn = dsn_or_pool if isinstance(dsn_or_pool, str) else None
+        self._pool: asyncpg.Pool | None = None if isinstance(dsn_or_pool, str) else dsn_or_pool
+        self._owns_pool = isinstance(dsn_or_pool, str)
+        self._min_size, self._max_size = min_size, max_size
+        self._lock = asyncio.Lock()
+        self._ready = False
+
+    async def pool(self) -> asyncpg.Pool:
+        """The pool, created and migrated on first use."""
+        if self._ready and self._pool is not None:
+            return self._pool
+        async with self._lock:
+            try:
+                if self._pool is None:
+                    self._pool = await asyncpg.create_pool(
+                        self._dsn, min_size=self._min_size, max_size=self._max_size
+                    )
+                if not self._ready:
+                    await self._migrate(self._pool)
+                    self._ready = True
+            except (OSError, asyncpg.PostgresError) as exc:
+                raise StorageIoError(str(exc)) from exc
+        return self._pool
+
+    async def _migrate(self, pool: asyncpg.Pool) -> None:
+        p = self.prefix
+        async with pool.acquire() as conn, conn.transaction():
+            # Serialize concurrent migrators (several processes starting at once).
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{p}_migrations")
+            await conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {p}_schema_migrations"
+                " (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)"
+            )
+            current = await conn.fetchval(f"SELECT MAX(version) FROM {p}_schema_migrations")
+            for version, statements in _migrations(p):
+                if version > (current or 0):
+                    for statement in statements:
+                        await conn.execute(statement)
+                    await conn.execute(
+                        f"INSERT INTO {p}_schema_migrations VALUES ($1, $2)", version, now_ms()
+                    )
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._pool is not None and self._owns_pool:
+                await self._pool.close()
+                self._pool = None
+                self._ready = False
+
+
+@asynccontextmanager
+async def _io() -> AsyncIterator[None]:
+    """Turn driver errors into ``StorageIoError``."""
+    try:
+        yield
+    except StorageError:
+        raise
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise StorageIoError(str(exc)) from exc
+
+
+class _PgBacked:
+    def __init__(
+        self,
+        dsn_or_pool: str | asyncpg.Pool | _PgDb,
+        prefix: str = "awaken",
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+    ) -> None:
+        self._db = (
+            dsn_or_pool
+            if isinstance(dsn_or_pool, _PgDb)
+            else _PgDb(dsn_or_pool, prefix, min_size, max_size)
+        )
+        self._p = self._db.prefix
+
+    async def ensure_schema(self) -> None:
+        """Create or migrate the tables (also done lazily before the first operation)."""
+        await self._db.pool()
+
+    async def close(self) -> None:
+        """Close the pool if this store created it."""
+        await self._db.close()
+
+
+# --------------------------------------------------------------------------- runs: row mapping
+
+
+def _run_values(run: RunRecord) -> list[Any]:
+    raw = msgspec.to_builtins(run)
+    values: list[Any] = [raw.get(c) for c in _RUN_PLAIN_COLUMNS]
+    for field in _RUN_JSON_COLUMNS.values():
+        value = raw.get(field)
+        values.append(None if value is None else encode_str(value))
+    return values
+
+
+def _run_from_row(row: asyncpg.Record) -> RunRecord:
+    raw: dict[str, Any] = {c: row[c] for c in _RUN_PLAIN_COLUMNS if row[c] is not None}
+    raw["parent_run_id"] = row["parent_run_id"]
+    for column, field in _RUN_JSON_COLUMNS.items():
+        if row[column] is not None:
+            raw[field] = decode(row[column], Any)
+    try:
+        return msgspec.convert(raw, RunRecord)
+    except (msgspec.ValidationError, ValueError) as exc:
+        raise StorageIoError(f"invalid run row {row['run_id']}: {exc}") from exc
+
+
+class PostgresStore(_PgBacked, ThreadRunStore):
+    """Threads, messages and runs in PostgreSQL (``awaken-stores[postgres]``).
+
+    ``PostgresStore(dsn_or_pool, prefix="awaken")``; sub-stores sharing the pool: ``profiles``,
+    ``config`` (a ``ConfigChangeNotifier`` too) and ``mailbox``.
+    """
+
+    _THREAD_CACHE_SIZE = 4096
+
+    def __init__(
+        self,
+        dsn_or_pool: str | asyncpg.Pool,
+        prefix: str = "awaken",
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+    ) -> None:
+        super().__init__(dsn_or_pool, prefix, min_size=min_size, max_size=max_size)
+        self.profiles = PostgresProfileStore(self._db)
+        self.config = PostgresConfigStore(self._db)
+        self.mailbox = PostgresMailboxStore(self._db)
+        self._thread_cache: OrderedDict[str, str] = OrderedDict()
+        p = self._p
+        cols = ", ".join(_RUN_COLUMNS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _RUN_COLUMNS if c not in _RUN_IMMUTABLE)
+        n = len(_RUN_COLUMNS)
+        run_params = ", ".join(
+            f"${i + 5}::jsonb" if c in _RUN_JSON_COLUMNS else f"${i + 5}"
+            for i, c in enumerate(_RUN_COLUMNS)
+        )
+        # $1 thread id, $2 thread json, $3 activity, $4 expected old thread json (NULL = none),
+        # $5.. run columns, last: messages json.
+        self._checkpoint_sql = (
+            f"WITH t AS (INSERT INTO {p}_threads AS th (id, data, activity_ms, updated_at)"
+            " VALUES ($1, $2::jsonb, $3, now()) ON CONFLICT (id) DO UPDATE"
+            " SET data = excluded.data, activity_ms = excluded.activity_ms, updated_at = now()"
+            " WHERE th.data = $4::jsonb RETURNING 1),"
+            f" m AS (INSERT INTO {p}_messages (thread_id, data, updated_at)"
+            f" SELECT $1, ${n + 5}::jsonb, now() WHERE EXISTS (SELECT 1 FROM t)"
+            " ON CONFLICT (thread_id) DO UPDATE SET data = excluded.data, updated_at = now()"
+            " RETURNING 1),"
+            f" r AS (INSERT INTO {p}_runs ({cols}) SELECT {run_params}"
+            " WHERE EXISTS (SELECT 1 FROM t)"
+            f" ON CONFLICT (run_id) DO UPDATE SET {updates} RETURNING 1)"
+            " SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM m) + (SELECT count(*) FROM r)"
+        )
+        self._insert_run = (
+            f"INSERT INTO {p}_runs ({cols}) VALUES ("
+            + ", ".join(
+                f"${i + 1}::jsonb" if c in _RUN_JSON_COLUMNS else f"${i + 1}"
+                for i, c in enumerate(_RUN_COLUMNS)
+            )
+            + ")"
+        )
+
+    @classmethod
+    def with_prefix(cls, dsn_or_pool: str | asyncpg.Pool, prefix: str) -> PostgresStore:
+        """A store whose tables are named ``<prefix>_threads`` …"""
+        return cls(dsn_or_pool, prefix)
+
+    async def __aenter__(self) -> PostgresStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def schema_version(self) -> int:
+        """The highest applied migration version."""
+        pool = await self._db.pool()
+        async with _io():
+            value = await pool.fetchval(f"SELECT MAX(version) FROM {self._p}_schema_migrations")
+        return int(value or 0)
+
+    async def drop_schema(self) -> None:
+        """Drop every table of this prefix (tests, uninstall)."""
+        pool = await self._db.pool()
+        names = [
+            "threads", "messages", "runs", "profiles", "configs", "mailbox_jobs",
+            "mailbox_generations", "schema_migrations",
+        ]  # fmt: skip
+        async with _io():
+            await pool.execute("DROP TABLE IF EXISTS " + ", ".join(f"{self._p}_{n}" for n in names))
+        self._db._ready = False
+        self._thread_cache.clear()
+
+    def _remember(self, thread_id: str, data: str | None) -> None:
+        if data is None:
+            self._thread_cache.pop(thread_id, None)
+            return
+        self._thread_cache[thread_id] = data
+        self._thread_cache.move_to_end(thread_id)
+        while len(self._thread_cache) > self._THREAD_CACHE_SIZE:
+            self._thread_cache.popitem(last=False)
+
+    # ------------------------------------------------------------------ threads
+    async def load_thread(self, thread_id: str) -> Thread | None:
+        pool = await self._db.pool()
+        async with _io():
+            data = await pool.fetchval(
+                f"SELECT data FROM {self._p}_threads WHERE id = $1", thread_id
+            )
+        return None if data is None else decode(data, Thread)
+
+    async def save_thread(self, thread: Thread) -> None:
+        pool = await self._db.pool()
+        async with _io():
+            await pool.execute(
+                f"INSERT INTO {self._p}_threads (id, data, activity_ms) VALUES ($1, $2::jsonb, $3)"
+                " ON CONFLICT (id) DO UPDATE SET data = excluded.data,"
+                " activity_ms = excluded.activity_ms, updated_at = now()",
+                thread.id,
+                encode_str(thread),
+                thread.activity_ms(),
+            )
+        self._remember(thread.id, None)
+
+    async def delete_thread(self, thread_id: str) -> None:
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            await conn.execute(f"DELETE FROM {self._p}_messages WHERE thread_id = $1", thread_id)
+            await conn.execute(f"DELETE FROM {self._p}_threads WHERE id = $1", thread_id)
+        self._remember(thread_id, None)
+
+    async def list_threads(self, offset: int, limit: int) -> list[str]:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT id FROM {self._p}_threads ORDER BY activity_ms DESC, id ASC"
+                " LIMIT $1 OFFSET $2",
+                min(max(limit, 0), _MAX_LIMIT),
+                max(offset, 0),
+            )
+        return [r["id"] for r in rows]
+
+    async def load_messages(self, thread_id: str) -> list[Message] | None:
+        pool = await self._db.pool()
+        async with _io():
+            data = await pool.fetchval(
+                f"SELECT data FROM {self._p}_messages WHERE thread_id = $1", thread_id
+            )
+        return None if data is None else decode(data, list[Message])
+
+    async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
+        data = encode_str(messages)
+        pool = await self._db.pool()
+        async with _io():
+            await pool.execute(
+                f"INSERT INTO {self._p}_messages (thread_id, data) VALUES ($1, $2::jsonb)"
+                " ON CONFLICT (thread_id) DO UPDATE SET data = excluded.data, updated_at = now()",
+                thread_id,
+                data,
+            )
+
+    async def delete_messages(self, thread_id: str) -> None:
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            exists = await conn.fetchval(
+                f"SELECT 1 FROM {self._p}_threads WHERE id = $1", thread_id
+            )
+            require_thread(Thread(id=thread_id) if exists else None, thread_id)
+            await conn.execute(f"DELETE FROM {self._p}_messages WHERE thread_id = $1", thread_id)
+
+    async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            data = await conn.fetchval(
+                f"SELECT data FROM {self._p}_threads WHERE id = $1 FOR UPDATE", thread_id
+            )
+            thread = require_thread(None if data is None else decode(data, Thread), thread_id)
+            thread.metadata = metadata
+            await conn.execute(
+                f"UPDATE {self._p}_threads SET data = $2::jsonb, activity_ms = $3,"
+                " updated_at = now() WHERE id = $1",
+                thread_id,
+                encode_str(thread),
+                thread.activity_ms(),
+            )
+        self._remember(thread_id, None)
+
+    # ------------------------------------------------------------------ runs
+    async def create_run(self, record: RunRecord) -> None:
+        values = _run_values(record)
+        pool = await self._db.pool()
+        try:
+            async with _io():
+                await pool.execute(self._insert_run, *values)
+        except StorageIoError as exc:
+            if isinstance(exc.__cause__, asyncpg.UniqueViolationError):
+                raise AlreadyExists(record.run_id) from None
+            raise
+
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        pool = await self._db.pool()
+        async with _io():
+            row = await pool.fetchrow(f"SELECT * FROM {self._p}_runs WHERE run_id = $1", run_id)
+        return None if row is None else _run_from_row(row)
+
+    async def latest_run(self, thread_id: str) -> RunRecord | None:
+        pool = await self._db.pool()
+        async with _io():
+            row = await pool.fetchrow(
+                f"SELECT * FROM {self._p}_runs WHERE thread_id = $1"
+                " ORDER BY updated_at DESC, run_id DESC LIMIT 1",
+                thread_id,
+            )
+        return None if row is None else _run_from_row(row)
+
+    async def list_runs(self, query: RunQuery) -> RunPage:
+        where: list[str] = []
+        params: list[Any] = []
+        if query.thread_id is not None:
+            params.append(query.thread_id)
+            where.append(f"thread_id = ${len(params)}")
+        if query.status is not None:
+            params.append(query.status.value)
+            where.append(f"status = ${len(params)}")
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction(isolation="repeatable_read"):
+            total = int(
+                await conn.fetchval(f"SELECT COUNT(*) FROM {self._p}_runs{clause}", *params)
+            )
+            start = min(max(query.offset, 0), total)
+            rows = await conn.fetch(
+                f"SELECT * FROM {self._p}_runs{clause} ORDER BY created_at ASC, run_id ASC"
+                f" LIMIT ${len(params) + 1} OFFSET ${len(params) + 2}",
+                *params,
+                query.effective_limit(),
+                start,
+            )
+        items = [_run_from_row(r) for r in rows]
+        return RunPage(items=items, total=total, has_more=start + len(items) < total)
+
+    # ------------------------------------------------------------------ checkpoint
+    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+        run_values = _run_values(run)
+        messages_json = encode_str(messages)
+        pool = await self._db.pool()
+        expected = self._thread_cache.get(thread_id)
+        known = thread_id in self._thread_cache
+        async with _io():
+            for _ in range(20):
+                if not known:
+                    expected = await pool.fetchval(
+                        f"SELECT data FROM {self._p}_threads WHERE id = $1", thread_id
+                    )
+                existing = None if expected is None else decode(expected, Thread)
+                thread = checkpoint_thread(existing, thread_id, run)
+                thread_json = encode_str(thread)
+                written = await pool.fetchval(
+                    self._checkpoint_sql,
+                    thread_id,
+                    thread_json,
+                    thread.activity_ms(),
+                    expected,
+                    *run_values,
+                    messages_json,
+                )
+                if written:
+                    self._remember(thread_id, thread_json)
+                    return
+                known = False  # another writer changed the thread: re-read and retry
+        raise StorageIoError(f"checkpoint of thread {thread_id} kept conflicting")
+
+
+# --------------------------------------------------------------------------- profiles and config
+
+
+class PostgresProfileStore(_PgBacked, ProfileStore):
+    """Profile entries in ``<prefix>_profiles``."""
+
+    async def get(self, owner: ProfileOwner, key: str) -> ProfileEntry | None:
+        pool = await self._db.pool()
+        async with _io():
+            row = await pool.fetchrow(
+                f"SELECT data, updated_at FROM {self._p}_profiles WHERE owner = $1 AND key = $2",
+                str(owner),
+                key,
+            )
+        if row is None:
+            return None
+        return ProfileEntry(key=key, value=decode(row["data"], Any), updated_at=row["updated_at"])
+
+    async def set(self, owner: ProfileOwner, key: str, value: Any) -> None:
+        pool = await self._db.pool()
+        async with _io():
+            await pool.execute(
+                f"INSERT INTO {self._p}_profiles VALUES ($1, $2, $3::jsonb, $4)"
+                " ON CONFLICT (owner, key) DO UPDATE SET data = excluded.data,"
+                " updated_at = excluded.updated_at",
+                str(owner),
+                key,
+                encode_str(value),
+                now_ms(),
+            )
+
+    async def delete(self, owner: ProfileOwner, key: str) -> None:
+        pool = await self._db.pool()
+        async with _io():
+            await pool.execute(
+                f"DELETE FROM {self._p}_profiles WHERE owner = $1 AND key = $2", str(owner), key
+            )
+
+    async def list(self, owner: ProfileOwner) -> list[ProfileEntry]:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT key, data, updated_at FROM {self._p}_profiles WHERE owner = $1"
+                ' ORDER BY key COLLATE "C"',
+                str(owner),
+            )
+        return [
+            ProfileEntry(key=r["key"], value=decode(r["data"], Any), updated_at=r["updated_at"])
+            for r in rows
+        ]
+
+    async def clear_owner(self, owner: ProfileOwner) -> None:
+        pool = await self._db.pool()
+        async with _io():
+            await pool.execute(f"DELETE FROM {self._p}_profiles WHERE owner = $1", str(owner))
+
+
+class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
+    """Config documents in ``<prefix>_configs``; changes are announced on the
+    ``<prefix>_config_changes`` channel."""
+
+    @property
+    def channel(self) -> str:
+        """The LISTEN/NOTIFY channel of config changes."""
+        return f"{self._p}_config_changes"
+
+    async def get(self, namespace: str, id: str) -> Any | None:
+        pool = await self._db.pool()
+        async with _io():
+            data = await pool.fetchval(
+                f"SELECT data FROM {self._p}_configs WHERE namespace = $1 AND id = $2",
+                namespace,
+                id,
+            )
+        return None if data is None else decode(data, Any)
+
+    async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT id, data FROM {self._p}_configs WHERE namespace = $1"
+                ' ORDER BY id COLLATE "C" LIMIT $2 OFFSET $3',
+                namespace,
+                min(max(limit, 0), _MAX_LIMIT),
+                max(offset, 0),
+            )
+        return [(r["id"], decode(r["data"], Any)) for r in rows]
+
+    async def put(self, namespace: str, id: str, value: Any) -> None:
+        event = encode_str(ConfigChangeEvent(namespace, id, ConfigChangeKind.PUT))
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO {self._p}_configs (namespace, id, data) VALUES ($1, $2, $3::jsonb)"
+                " ON CONFLICT (namespace, id) DO UPDATE SET data = excluded.data,"
+                " updated_at = now()",
+                namespace,
+                id,
+                encode_str(value),
+            )
+            await conn.execute("SELECT pg_notify($1, $2)", self.channel, event)
+
+    async def delete(self, namespace: str, id: str) -> None:
+        event = encode_str(ConfigChangeEvent(namespace, id, ConfigChangeKind.DELETE))
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            status = await conn.execute(
+                f"DELETE FROM {self._p}_configs WHERE namespace = $1 AND id = $2", namespace, id
+            )
+            if status != "DELETE 0":
+                await conn.execute("SELECT pg_notify($1, $2)", self.channel, event)
+
+    async def subscribe(self) -> AsyncIterator[ConfigChangeEvent]:
+        pool = await self._db.pool()
+        queue: asyncio.Queue[str] = asyncio.Queue()
+
+        def on_notify(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+            queue.put_nowait(payload)
+
+        async with pool.acquire() as conn:
+            await conn.add_listener(self.channel, on_notify)
+            try:
+                while True:
+                    yield decode(await queue.get(), ConfigChangeEvent)
+            finally:
+                await conn.remove_listener(self.channel, on_notify)
+
+
+# --------------------------------------------------------------------------- mailbox
+
+
+class PostgresMailboxStore(_PgBacked, MailboxEngine):
+    """Mailbox jobs in ``<prefix>_mailbox_jobs``; every transaction locks the mailbox's row in
+    ``<prefix>_mailbox_generations``, so claims are atomic across processes and hosts."""
+
+    def __init__(
+        self,
+        dsn_or_pool: str | asyncpg.Pool | _PgDb,
+        prefix: str = "awaken",
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+    ) -> None:
+        super().__init__(dsn_or_pool, prefix, min_size=min_size, max_size=max_size)
+        self._wakeup = asyncio.Event()
+        self._listener: asyncpg.Connection | None = None
+        self._listener_pool: asyncpg.Pool | None = None
+
+    @property
+    def channel(self) -> str:
+        """The LISTEN/NOTIFY channel announcing claimable jobs (payload: mailbox id)."""
+        return f"{self._p}_mailbox"
+
+    @asynccontextmanager
+    async def _transaction(
+        self, mailbox_id: str, job_id: str | None = None, *, skip_locked: bool = False
+    ) -> AsyncIterator[MailboxTxn]:
+        p = self._p
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO {p}_mailbox_generations (mailbox_id) VALUES ($1)"
+                " ON CONFLICT (mailbox_id) DO NOTHING",
+                mailbox_id,
+            )
+            locked = await conn.fetchrow(
+                f"SELECT generation FROM {p}_mailbox_generations WHERE mailbox_id = $1"
+                + (" FOR UPDATE SKIP LOCKED" if skip_locked else " FOR UPDATE"),
+                mailbox_id,
+            )
+            if locked is None:
+                yield MailboxTxn.busy_marker(mailbox_id)
+                return
+            generation = locked[0]
+            rows = await conn.fetch(
+                f"SELECT data FROM {p}_mailbox_jobs WHERE mailbox_id = $1"
+                " AND (status <> ALL($2::text[]) OR job_id = $3)",
+                mailbox_id,
+                _TERMINAL,
+                job_id,
+            )
+            txn = MailboxTxn(mailbox_id, int(generation), [decode(r[0], MailboxJob) for r in rows])
+            yield txn
+            if txn.generation != txn.initial_generation:
+                await conn.execute(
+                    f"UPDATE {p}_mailbox_generations SET generation = $2 WHERE mailbox_id = $1",
+                    mailbox_id,
+                    txn.generation,
+                )
+            changed = txn.changed_jobs()
+            if changed:
+                await conn.executemany(
+                    f"INSERT INTO {p}_mailbox_jobs VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)"
+                    " ON CONFLICT (job_id) DO UPDATE SET status = excluded.status,"
+                    " priority = excluded.priority, updated_at = excluded.updated_at,"
+                    " lease_until = excluded.lease_until, data = excluded.data",
+                    [
+                        (
+                            j.job_id,
+                            j.mailbox_id,
+                            j.status.value,
+                            j.priority,
+                            j.created_at,
+                            j.updated_at,
+                            j.lease_until,
+                            encode_str(j),
+                        )
+                        for j in changed
+                    ],
+                )
+
+    def _claim_transaction(self, mailbox_id: str) -> AbstractAsyncContextManager[MailboxTxn]:
+        # A worker polling a mailbox that another transaction holds skips it (SKIP LOCKED)
+        # instead of queueing behind the row lock; the holder's claim wins or leaves no work.
+        return self._transaction(mailbox_id, skip_locked=True)
+
+    async def _mailbox_of(self, job_id: str) -> str | None:
+        pool = await self._db.pool()
+        async with _io():
+            value = await pool.fetchval(
+                f"SELECT mailbox_id FROM {self._p}_mailbox_jobs WHERE job_id = $1", job_id
+            )
+        return None if value is None else str(value)
+
+    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT job_id, mailbox_id FROM {self._p}_mailbox_jobs WHERE status = 'Claimed'"
+                " AND lease_until < $1 ORDER BY lease_until, job_id LIMIT $2"
+                " FOR UPDATE SKIP LOCKED",
+                now,
+                max(limit, 0),
+            )
+        return [(r[0], r[1]) for r in rows]
+
+    async def _work_available(self, mailbox_id: str) -> None:
+        pool = await self._db.pool()
+        async with _io():
+            await pool.execute("SELECT pg_notify($1, $2)", self.channel, mailbox_id)
+
+    async def _listen(self) -> None:
+        if self._listener is not None:
+            return
+        pool = await self._db.pool()
+        conn = await pool.acquire()
+
+        def on_notify(_conn: object, _pid: int, _channel: str, _payload: str) -> None:
+            self._wakeup.set()
+
+        await conn.add_listener(self.channel, on_notify)
+        self._listener, self._listener_pool = conn, pool
+
+    async def wait_for_work(self, wait_seconds: float) -> None:
+        async with _io():
+            await self._listen()
+        try:
+            await asyncio.wait_for(self._wakeup.wait(), wait_seconds)
+        except TimeoutError:
+            return
+        finally:
+            self._wakeup.clear()
+
+    async def close(self) -> None:
+        if self._listener is not None and self._listener_pool is not None:
+            await self._listener_pool.release(self._listener)
+            self._listener = None
+        await super().close()
+
+    async def current_generation(self, mailbox_id: str) -> int:
+        pool = await self._db.pool()
+        async with _io():
+            value = await pool.fetchval(
+                f"SELECT generation FROM {self._p}_mailbox_generations WHERE mailbox_id = $1",
+                mailbox_id,
+            )
+        return int(value or 0)
+
+    async def purge_terminal(self, older_than: int) -> int:
+        pool = await self._db.pool()
+        async with _io():
+            status = await pool.execute(
+                f"DELETE FROM {self._p}_mailbox_jobs WHERE updated_at < $1"
+                " AND status = ANY($2::text[])",
+                older_than,
+                _TERMINAL,
+            )
+        return int(status.split()[-1])
+
+    async def queued_mailbox_ids(self) -> list[str]:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f'SELECT DISTINCT mailbox_id COLLATE "C" FROM {self._p}_mailbox_jobs'
+                " WHERE status = 'Queued' ORDER BY 1"
+            )
+        return [r[0] for r in rows]
+
+    async def load(self, job_id: str) -> MailboxJob | None:
+        pool = await self._db.pool()
+        async with _io():
+            data = await pool.fetchval(
+                f"SELECT data FROM {self._p}_mailbox_jobs WHERE job_id = $1", job_id
+            )
+        return None if data is None else decode(data, MailboxJob)
+
+    async def list(
+        self,
+        mailbox_id: str,
+        statuses: list[MailboxJobStatus] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> MailboxJobList:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT data FROM {self._p}_mailbox_jobs WHERE mailbox_id = $1"
+                " AND ($2::text[] IS NULL OR status = ANY($2::text[]))"
+                " ORDER BY priority, created_at, job_id LIMIT $3 OFFSET $4",
+                mailbox_id,
+                None if statuses is None else [s.value for s in statuses],
+                max(limit, 0),
+                max(offset, 0),
+            )
+        return [decode(r[0], MailboxJob) for r in rows]
+
+    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT data FROM {self._p}_mailbox_jobs WHERE status = ANY($1::text[])"
+                " ORDER BY updated_at, created_at, job_id LIMIT $2 OFFSET $3",
+                _TERMINAL,
+                max(limit, 0),
+                max(offset, 0),
+            )
+        return [decode(r[0], MailboxJob) for r in rows]
+
+    async def count_by_status(self, status: MailboxJobStatus) -> int:
+        pool = await self._db.pool()
+        async with _io():
+            value = await pool.fetchval(
+                f"SELECT COUNT(*) FROM {self._p}_mailbox_jobs WHERE status = $1", status.value
+            )
+        return int(value or 0)

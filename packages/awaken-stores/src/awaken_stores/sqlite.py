@@ -1,0 +1,657 @@
+"""SQLite stores on aiosqlite: WAL journal, busy timeout, versioned migrations.
+
+One connection per ``SqliteStore``; every operation is one transaction executed as a single
+function on the connection's worker thread (one thread hop per operation), serialized in-process
+by an asyncio lock. Writers take SQLite's write lock up front (``BEGIN IMMEDIATE``) so several
+processes can share one database file; the busy timeout makes them wait instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import (
+    ConfigStore,
+    ProfileEntry,
+    ProfileOwner,
+    ProfileStore,
+    RunPage,
+    RunQuery,
+    RunRecord,
+    Thread,
+    ThreadMetadata,
+    ThreadRunStore,
+    checkpoint_thread,
+    require_thread,
+)
+from awaken_contract.errors import AlreadyExists, StorageIoError
+from awaken_contract.ids import now_ms
+
+from awaken_stores._codec import decode, encode_str
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SqliteConfigStore",
+    "SqliteMailboxStore",
+    "SqliteProfileStore",
+    "SqliteStore",
+]
+
+T = TypeVar("T")
+
+# Each migration is applied once, in order, inside one transaction; the applied versions are
+# recorded in ``awaken_schema_migrations``.
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            "CREATE TABLE awaken_threads (id TEXT PRIMARY KEY, data TEXT NOT NULL,"
+            " activity_ms INTEGER NOT NULL)",
+            "CREATE INDEX idx_awaken_threads_activity ON awaken_threads (activity_ms DESC, id)",
+            "CREATE TABLE awaken_messages (thread_id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            "CREATE TABLE awaken_runs (run_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL,"
+            " status TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,"
+            " data TEXT NOT NULL)",
+            "CREATE INDEX idx_awaken_runs_thread_updated ON awaken_runs (thread_id, updated_at)",
+            "CREATE INDEX idx_awaken_runs_created ON awaken_runs (created_at)",
+            "CREATE TABLE awaken_profiles (owner TEXT NOT NULL, key TEXT NOT NULL,"
+            " data TEXT NOT NULL, PRIMARY KEY (owner, key))",
+            "CREATE TABLE awaken_configs (namespace TEXT NOT NULL, id TEXT NOT NULL,"
+            " data TEXT NOT NULL, PRIMARY KEY (namespace, id))",
+            "CREATE TABLE awaken_mailbox_jobs (job_id TEXT PRIMARY KEY,"
+            " mailbox_id TEXT NOT NULL, status TEXT NOT NULL, priority INTEGER NOT NULL,"
+            " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, lease_until INTEGER,"
+            " data TEXT NOT NULL)",
+            "CREATE INDEX idx_awaken_mailbox_jobs_mailbox ON awaken_mailbox_jobs"
+            " (mailbox_id, status)",
+            "CREATE INDEX idx_awaken_mailbox_jobs_status ON awaken_mailbox_jobs"
+            " (status, updated_at)",
+            "CREATE TABLE awaken_mailbox_generations (mailbox_id TEXT PRIMARY KEY,"
+            " generation INTEGER NOT NULL)",
+        ],
+    ),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+_TERMINAL = tuple(s.value for s in MailboxJobStatus if s.is_terminal)
+
+
+class _SqliteDb:
+    """The shared connection: lazily opened, migrated once, one operation at a time."""
+
+    def __init__(self, path: str | Path, busy_timeout_ms: int, synchronous: str) -> None:
+        self.path = str(path)
+        self.busy_timeout_ms = busy_timeout_ms
+        self.synchronous = synchronous
+        self.lock = asyncio.Lock()
+        self._conn: aiosqlite.Connection | None = None
+
+    async def _connection(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            conn = await aiosqlite.connect(self.path, isolation_level=None)
+            try:
+                await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+                await conn.execute("PRAGMA journal_mode = WAL")
+                await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+                await _in_thread(conn, _migrate)
+            except BaseException:
+                await conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` on the worker thread (one hop); database errors become StorageIoError."""
+        async with self.lock:
+            return await self.run_locked(fn)
+
+    async def run_locked(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Like :meth:`run` for callers already holding :attr:`lock`."""
+        conn = await self._connection()
+        try:
+            result = await _in_thread(conn, fn)
+        except sqlite3.Error as exc:
+            raise StorageIoError(str(exc)) from exc
+        return result
+
+    async def close(self) -> None:
+        async with self.lock:
+            if self._conn is not None:
+                await self._conn.close()
+                self._conn = None
+
+
+async def _in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+    """Run ``fn(sqlite3_connection)`` on aiosqlite's worker thread as one queued call.
+
+    aiosqlite offers one await per statement; running a whole transaction as a single call
+    saves a thread hop per statement (its ``_execute`` is the primitive every public method
+    uses)."""
+    result: T = await conn._execute(fn, conn._conn)  # type: ignore[no-untyped-call]
+    return result
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS awaken_schema_migrations"
+            " (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
+        )
+        row = conn.execute("SELECT MAX(version) FROM awaken_schema_migrations").fetchone()
+        current = row[0] or 0
+        for version, statements in MIGRATIONS:
+            if version > current:
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO awaken_schema_migrations VALUES (?, ?)", (version, now_ms())
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _write(fn: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connection], T]:
+    """Wrap ``fn`` in ``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any error)."""
+
+    def transaction(conn: sqlite3.Connection) -> T:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    return transaction
+
+
+def _one(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any | None:
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]
+
+
+class _SqliteBacked:
+    def __init__(
+        self,
+        path: str | Path | _SqliteDb,
+        *,
+        busy_timeout_ms: int = 5_000,
+        synchronous: str = "FULL",
+    ) -> None:
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"invalid synchronous mode: {synchronous}")
+        self._db = (
+            path
+            if isinstance(path, _SqliteDb)
+            else _SqliteDb(path, busy_timeout_ms, synchronous.upper())
+        )
+
+    async def close(self) -> None:
+        """Close the connection (it reopens on the next operation)."""
+        await self._db.close()
+
+
+# --------------------------------------------------------------------------- threads and runs
+
+
+def _thread_row(thread: Thread) -> tuple[str, str, int]:
+    return (thread.id, encode_str(thread), thread.activity_ms())
+
+
+_UPSERT_THREAD = (
+    "INSERT INTO awaken_threads (id, data, activity_ms) VALUES (?, ?, ?)"
+    " ON CONFLICT (id) DO UPDATE SET data = excluded.data, activity_ms = excluded.activity_ms"
+)
+_UPSERT_MESSAGES = (
+    "INSERT INTO awaken_messages (thread_id, data) VALUES (?, ?)"
+    " ON CONFLICT (thread_id) DO UPDATE SET data = excluded.data"
+)
+_UPSERT_RUN = (
+    "INSERT INTO awaken_runs (run_id, thread_id, status, created_at, updated_at, data)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET thread_id = excluded.thread_id,"
+    " status = excluded.status, created_at = excluded.created_at,"
+    " updated_at = excluded.updated_at, data = excluded.data"
+)
+
+
+def _run_row(run: RunRecord) -> tuple[str, str, str, int, int, str]:
+    return (
+        run.run_id,
+        run.thread_id,
+        run.status.value,
+        run.created_at,
+        run.updated_at,
+        encode_str(run),
+    )
+
+
+class SqliteStore(_SqliteBacked, ThreadRunStore):
+    """Threads, messages and runs in one SQLite file (``awaken-stores[sqlite]``).
+
+    Sub-stores sharing the connection: ``profiles``, ``config`` and ``mailbox``. Use
+    ``await store.close()`` (or ``async with``) when done.
+    """
+
+    def __init__(
+        self, path: str | Path, *, busy_timeout_ms: int = 5_000, synchronous: str = "FULL"
+    ) -> None:
+        super().__init__(path, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
+        self.profiles = SqliteProfileStore(self._db)
+        self.config = SqliteConfigStore(self._db)
+        self.mailbox = SqliteMailboxStore(self._db)
+
+    async def __aenter__(self) -> SqliteStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def schema_version(self) -> int:
+        """The highest applied migration version."""
+        version = await self._db.run(
+            lambda c: _one(c, "SELECT MAX(version) FROM awaken_schema_migrations", ())
+        )
+        return int(version or 0)
+
+    # ------------------------------------------------------------------ threads
+    async def load_thread(self, thread_id: str) -> Thread | None:
+        data = await self._db.run(
+            lambda c: _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
+        )
+        return None if data is None else decode(data, Thread)
+
+    async def save_thread(self, thread: Thread) -> None:
+        row = _thread_row(thread)
+        await self._db.run(_write(lambda c: c.execute(_UPSERT_THREAD, row)))
+
+    async def delete_thread(self, thread_id: str) -> None:
+        def delete(c: sqlite3.Connection) -> None:
+            c.execute("DELETE FROM awaken_messages WHERE thread_id = ?", (thread_id,))
+            c.execute("DELETE FROM awaken_threads WHERE id = ?", (thread_id,))
+
+        await self._db.run(_write(delete))
+
+    async def list_threads(self, offset: int, limit: int) -> list[str]:
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT id FROM awaken_threads ORDER BY activity_ms DESC, id ASC LIMIT ? OFFSET ?",
+                (max(limit, 0), max(offset, 0)),
+            ).fetchall()
+        )
+        return [r[0] for r in rows]
+
+    async def load_messages(self, thread_id: str) -> list[Message] | None:
+        data = await self._db.run(
+            lambda c: _one(c, "SELECT data FROM awaken_messages WHERE thread_id = ?", (thread_id,))
+        )
+        return None if data is None else decode(data, list[Message])
+
+    async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
+        data = encode_str(messages)
+        await self._db.run(_write(lambda c: c.execute(_UPSERT_MESSAGES, (thread_id, data))))
+
+    async def delete_messages(self, thread_id: str) -> None:
+        def delete(c: sqlite3.Connection) -> None:
+            exists = _one(c, "SELECT 1 FROM awaken_threads WHERE id = ?", (thread_id,))
+            require_thread(Thread(id=thread_id) if exists else None, thread_id)
+            c.execute("DELETE FROM awaken_messages WHERE thread_id = ?", (thread_id,))
+
+        await self._db.run(_write(delete))
+
+    async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
+        def update(c: sqlite3.Connection) -> None:
+            data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
+            thread = require_thread(None if data is None else decode(data, Thread), thread_id)
+            thread.metadata = metadata
+            c.execute(_UPSERT_THREAD, _thread_row(thread))
+
+        await self._db.run(_write(update))
+
+    # ------------------------------------------------------------------ runs
+    async def create_run(self, record: RunRecord) -> None:
+        row = _run_row(record)
+
+        def insert(c: sqlite3.Connection) -> None:
+            try:
+                c.execute("INSERT INTO awaken_runs VALUES (?, ?, ?, ?, ?, ?)", row)
+            except sqlite3.IntegrityError:
+                raise AlreadyExists(record.run_id) from None
+
+        await self._db.run(_write(insert))
+
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        data = await self._db.run(
+            lambda c: _one(c, "SELECT data FROM awaken_runs WHERE run_id = ?", (run_id,))
+        )
+        return None if data is None else decode(data, RunRecord)
+
+    async def latest_run(self, thread_id: str) -> RunRecord | None:
+        data = await self._db.run(
+            lambda c: _one(
+                c,
+                "SELECT data FROM awaken_runs WHERE thread_id = ?"
+                " ORDER BY updated_at DESC, run_id DESC LIMIT 1",
+                (thread_id,),
+            )
+        )
+        return None if data is None else decode(data, RunRecord)
+
+    async def list_runs(self, query: RunQuery) -> RunPage:
+        where: list[str] = []
+        params: list[Any] = []
+        if query.thread_id is not None:
+            where.append("thread_id = ?")
+            params.append(query.thread_id)
+        if query.status is not None:
+            where.append("status = ?")
+            params.append(query.status.value)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+
+        def select(c: sqlite3.Connection) -> tuple[int, list[Any]]:
+            total = int(_one(c, f"SELECT COUNT(*) FROM awaken_runs{clause}", tuple(params)) or 0)
+            start = min(max(query.offset, 0), total)
+            rows = c.execute(
+                f"SELECT data FROM awaken_runs{clause} ORDER BY created_at ASC, run_id ASC"
+                " LIMIT ? OFFSET ?",
+                (*params, query.effective_limit(), start),
+            ).fetchall()
+            return total, rows
+
+        total, rows = await self._db.run(select)
+        items: list[RunRecord] = [decode(r[0], RunRecord) for r in rows]
+        start = min(max(query.offset, 0), total)
+        return RunPage(items=items, total=total, has_more=start + len(items) < total)
+
+    # ------------------------------------------------------------------ checkpoint
+    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+        def write(c: sqlite3.Connection) -> None:
+            data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
+            existing = None if data is None else decode(data, Thread)
+            c.execute(_UPSERT_THREAD, _thread_row(checkpoint_thread(existing, thread_id, run)))
+            c.execute(_UPSERT_MESSAGES, (thread_id, encode_str(messages)))
+            c.execute(_UPSERT_RUN, _run_row(run))
+
+        await self._db.run(_write(write))
+
+
+# --------------------------------------------------------------------------- profiles and config
+
+
+class SqliteProfileStore(_SqliteBacked, ProfileStore):
+    """Profile entries in the ``awaken_profiles`` table."""
+
+    async def get(self, owner: ProfileOwner, key: str) -> ProfileEntry | None:
+        data = await self._db.run(
+            lambda c: _one(
+                c,
+                "SELECT data FROM awaken_profiles WHERE owner = ? AND key = ?",
+                (str(owner), key),
+            )
+        )
+        return None if data is None else decode(data, ProfileEntry)
+
+    async def set(self, owner: ProfileOwner, key: str, value: Any) -> None:
+        data = encode_str(ProfileEntry(key=key, value=value, updated_at=now_ms()))
+        await self._db.run(
+            _write(
+                lambda c: c.execute(
+                    "INSERT INTO awaken_profiles VALUES (?, ?, ?)"
+                    " ON CONFLICT (owner, key) DO UPDATE SET data = excluded.data",
+                    (str(owner), key, data),
+                )
+            )
+        )
+
+    async def delete(self, owner: ProfileOwner, key: str) -> None:
+        await self._db.run(
+            _write(
+                lambda c: c.execute(
+                    "DELETE FROM awaken_profiles WHERE owner = ? AND key = ?", (str(owner), key)
+                )
+            )
+        )
+
+    async def list(self, owner: ProfileOwner) -> list[ProfileEntry]:
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT data FROM awaken_profiles WHERE owner = ? ORDER BY key", (str(owner),)
+            ).fetchall()
+        )
+        return [decode(r[0], ProfileEntry) for r in rows]
+
+    async def clear_owner(self, owner: ProfileOwner) -> None:
+        await self._db.run(
+            _write(
+                lambda c: c.execute("DELETE FROM awaken_profiles WHERE owner = ?", (str(owner),))
+            )
+        )
+
+
+class SqliteConfigStore(_SqliteBacked, ConfigStore):
+    """Config documents in the ``awaken_configs`` table."""
+
+    async def get(self, namespace: str, id: str) -> Any | None:
+        data = await self._db.run(
+            lambda c: _one(
+                c, "SELECT data FROM awaken_configs WHERE namespace = ? AND id = ?", (namespace, id)
+            )
+        )
+        return None if data is None else decode(data, Any)
+
+    async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
+        limit = min(max(limit, 0), 2**63 - 1)
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT id, data FROM awaken_configs WHERE namespace = ? ORDER BY id"
+                " LIMIT ? OFFSET ?",
+                (namespace, limit, max(offset, 0)),
+            ).fetchall()
+        )
+        return [(r[0], decode(r[1], Any)) for r in rows]
+
+    async def put(self, namespace: str, id: str, value: Any) -> None:
+        data = encode_str(value)
+        await self._db.run(
+            _write(
+                lambda c: c.execute(
+                    "INSERT INTO awaken_configs VALUES (?, ?, ?)"
+                    " ON CONFLICT (namespace, id) DO UPDATE SET data = excluded.data",
+                    (namespace, id, data),
+                )
+            )
+        )
+
+    async def delete(self, namespace: str, id: str) -> None:
+        await self._db.run(
+            _write(
+                lambda c: c.execute(
+                    "DELETE FROM awaken_configs WHERE namespace = ? AND id = ?", (namespace, id)
+                )
+            )
+        )
+
+
+# --------------------------------------------------------------------------- mailbox
+
+
+def _job_row(job: MailboxJob) -> tuple[Any, ...]:
+    return (
+        job.job_id,
+        job.mailbox_id,
+        job.status.value,
+        job.priority,
+        job.created_at,
+        job.updated_at,
+        job.lease_until,
+        encode_str(job),
+    )
+
+
+_UPSERT_JOB = (
+    "INSERT INTO awaken_mailbox_jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job_id) DO UPDATE"
+    " SET status = excluded.status, priority = excluded.priority,"
+    " updated_at = excluded.updated_at, lease_until = excluded.lease_until, data = excluded.data"
+)
+
+
+class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
+    """Mailbox jobs in the ``awaken_mailbox_jobs`` table; each transaction holds SQLite's write
+    lock, so claims are atomic across tasks and processes."""
+
+    @asynccontextmanager
+    async def _transaction(
+        self, mailbox_id: str, job_id: str | None = None
+    ) -> AsyncIterator[MailboxTxn]:
+        def load(c: sqlite3.Connection) -> tuple[int, list[Any]]:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                generation = _one(
+                    c,
+                    "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?",
+                    (mailbox_id,),
+                )
+                rows = c.execute(
+                    "SELECT data FROM awaken_mailbox_jobs WHERE mailbox_id = ?"
+                    f" AND (status NOT IN ({','.join('?' * len(_TERMINAL))}) OR job_id = ?)",
+                    (mailbox_id, *_TERMINAL, job_id),
+                ).fetchall()
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            return int(generation or 0), rows
+
+        async with self._db.lock:
+            generation, rows = await self._db.run_locked(load)
+            try:
+                txn = MailboxTxn(mailbox_id, generation, [decode(r[0], MailboxJob) for r in rows])
+                yield txn
+                changed = [_job_row(j) for j in txn.changed_jobs()]
+            except BaseException:
+                await self._db.run_locked(lambda c: c.execute("ROLLBACK"))
+                raise
+
+            def save(c: sqlite3.Connection) -> None:
+                try:
+                    if txn.generation != txn.initial_generation:
+                        c.execute(
+                            "INSERT INTO awaken_mailbox_generations VALUES (?, ?) ON CONFLICT"
+                            " (mailbox_id) DO UPDATE SET generation = excluded.generation",
+                            (mailbox_id, txn.generation),
+                        )
+                    c.executemany(_UPSERT_JOB, changed)
+                except BaseException:
+                    c.execute("ROLLBACK")
+                    raise
+                c.execute("COMMIT")
+
+            await self._db.run_locked(save)
+
+    async def _mailbox_of(self, job_id: str) -> str | None:
+        value = await self._db.run(
+            lambda c: _one(
+                c, "SELECT mailbox_id FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,)
+            )
+        )
+        return None if value is None else str(value)
+
+    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT job_id, mailbox_id FROM awaken_mailbox_jobs WHERE status = ?"
+                " AND lease_until < ? ORDER BY lease_until, job_id LIMIT ?",
+                (MailboxJobStatus.CLAIMED.value, now, max(limit, 0)),
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    async def current_generation(self, mailbox_id: str) -> int:
+        value = await self._db.run(
+            lambda c: _one(
+                c,
+                "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?",
+                (mailbox_id,),
+            )
+        )
+        return int(value or 0)
+
+    async def purge_terminal(self, older_than: int) -> int:
+        def purge(c: sqlite3.Connection) -> int:
+            cursor = c.execute(
+                "DELETE FROM awaken_mailbox_jobs WHERE updated_at < ?"
+                f" AND status IN ({','.join('?' * len(_TERMINAL))})",
+                (older_than, *_TERMINAL),
+            )
+            return int(cursor.rowcount)
+
+        return await self._db.run(_write(purge))
+
+    async def queued_mailbox_ids(self) -> list[str]:
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT DISTINCT mailbox_id FROM awaken_mailbox_jobs WHERE status = ?"
+                " ORDER BY mailbox_id",
+                (MailboxJobStatus.QUEUED.value,),
+            ).fetchall()
+        )
+        return [r[0] for r in rows]
+
+    async def load(self, job_id: str) -> MailboxJob | None:
+        data = await self._db.run(
+            lambda c: _one(c, "SELECT data FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,))
+        )
+        return None if data is None else decode(data, MailboxJob)
+
+    async def list(
+        self,
+        mailbox_id: str,
+        statuses: list[MailboxJobStatus] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> MailboxJobList:
+        params: list[Any] = [mailbox_id]
+        clause = ""
+        if statuses is not None:
+            clause = f" AND status IN ({','.join('?' * len(statuses))})"
+            params.extend(s.value for s in statuses)
+        rows = await self._db.run(
+            lambda c: c.execute(
+                f"SELECT data FROM awaken_mailbox_jobs WHERE mailbox_id = ?{clause}"
+                " ORDER BY priority, created_at, job_id LIMIT ? OFFSET ?",
+                (*params, max(limit, 0), max(offset, 0)),
+            ).fetchall()
+        )
+        return [decode(r[0], MailboxJob) for r in rows]
+
+    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT data FROM awaken_mailbox_jobs"
+                f" WHERE status IN ({','.join('?' * len(_TERMINAL))})"
+                " ORDER BY updated_at, created_at, job_id LIMIT ? OFFSET ?",
+                (*_TERMINAL, max(limit, 0), max(offset, 0)),
+            ).fetchall()
+        )
+        return [decode(r[0], MailboxJob) for r in rows]
+
+    async def count_by_status(self, status: MailboxJobStatus) -> int:
+        value = await self._db.run(
+            lambda c: _one(
+                c, "SELECT COUNT(*) FROM awaken_mailbox_jobs WHERE status = ?", (status.value,)
+            )
+        )
+        return int(value or 0)
