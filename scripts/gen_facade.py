@@ -34,6 +34,7 @@ MAPPING: dict[str, list[str]] = {
     "model": ["awaken_contract.model"],
     "plugin": ["awaken_contract.plugin"],
     "actions": ["awaken_contract.actions"],
+    "tool_policy": ["awaken_contract.tool_policy"],
     "state": ["awaken_contract.state", "awaken_runtime.state"],
     "engine": ["awaken_runtime.engine"],
     "registry": ["awaken_runtime.registry"],

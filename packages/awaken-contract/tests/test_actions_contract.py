@@ -202,7 +202,7 @@ def test_context_message_ordering_and_store() -> None:
     state = ContextMessageStoreKey.apply(
         state, UpsertContextMessage(ContextMessage.system("c", "new"))
     )
-    assert state.messages["c"].content[0].text == "new"  # type: ignore[union-attr]
+    assert state.messages["c"].content[0].text == "new"
     state = ContextMessageStoreKey.apply(state, RemoveContextMessages(["a", "z", "missing"]))
     assert sorted(state.messages) == ["b", "c", "s"]
     assert ContextMessageStoreKey.decode(ContextMessageStoreKey.encode(state)) == state

@@ -137,7 +137,7 @@ def test_state_command_extend_and_merge_parallel() -> None:
 
 def test_schedule_action_with_unencodable_payload_raises_key_encode() -> None:
     with pytest.raises(KeyEncode):
-        StateCommand().schedule_action(Notify, [object()])  # type: ignore[list-item]
+        StateCommand().schedule_action(Notify, [object()])  # type: ignore[misc]
 
 
 def test_snapshot_is_immutable_and_reads_typed_values() -> None:

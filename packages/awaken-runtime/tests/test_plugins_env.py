@@ -417,3 +417,32 @@ async def test_tool_policy_hooks_become_gate_hooks() -> None:
     )
     assert await gate.hook.run(ctx.replace(tool_name="read_file")) is None
     assert ExecutionEnv.from_plugins([PolicyPlugin()], active_filter={"x"}).tool_gate_hooks == []
+
+
+async def test_async_functions_are_accepted_as_action_and_effect_handlers() -> None:
+    notes: list[str] = []
+
+    async def on_ping(payload: str, snapshot: Snapshot) -> StateCommand:
+        return StateCommand().update(Flag, payload == "on").emit(Note, payload)
+
+    async def on_note(payload: str, snapshot: Snapshot) -> None:
+        notes.append(f"{payload}:{snapshot.get(Flag)}")
+
+    class FnHandlers(Plugin):
+        def descriptor(self) -> PluginDescriptor:
+            return PluginDescriptor("fn-handlers")
+
+        def register(self, registrar: PluginRegistrar) -> None:
+            registrar.register_key(Flag)
+            registrar.register_scheduled_action(Ping, on_ping)
+            registrar.register_effect(Note, on_note)
+
+    env = ExecutionEnv.from_plugins([FnHandlers()])
+    store = StateStore()
+    runtime = PhaseRuntime(store)
+    store.register_keys(env.key_registrations)
+    await runtime.submit_command(env, StateCommand().schedule_action(Ping, "on"))
+    report = await runtime.run_execute_loop(env, PhaseContext.test_default(Phase.STEP_START))
+    assert report.processed_scheduled_actions == 1
+    assert store.read(Flag) is True
+    assert notes == ["on:True"]

@@ -24,7 +24,10 @@ SPEC_BODY = {
                     "type": "image",
                     "source": {"type": "url", "value": "https://x/y.png", "mimeType": "image/png"},
                 },
-                {"type": "image", "source": {"type": "data", "value": "AAA", "mimeType": "image/png"}},
+                {
+                    "type": "image",
+                    "source": {"type": "data", "value": "AAA", "mimeType": "image/png"},
+                },
                 {"type": "image", "source": {"type": "data", "value": "no mime"}},
             ],
         },
@@ -56,7 +59,11 @@ def test_spec_body_decodes() -> None:
         ImageBlock(source=Base64Source(media_type="image/png", data="AAA")),
     ]
     pick, bare = run.frontend_tools
-    assert (pick.id, pick.name, pick.description) == ("pick_color", "pick_color", "Ask user for a color")
+    assert (pick.id, pick.name, pick.description) == (
+        "pick_color",
+        "pick_color",
+        "Ask user for a color",
+    )
     assert pick.parameters["properties"] == {"hint": {"type": "string"}}
     assert bare.description == "Frontend tool"
     assert bare.parameters == {"type": "object", "properties": {}}

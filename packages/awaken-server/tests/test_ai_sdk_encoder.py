@@ -160,7 +160,12 @@ def test_tool_errors_and_metadata() -> None:
             "output": {"data": [1], "metadata": {"ms": 4}},
             "providerExecuted": True,
         },
-        {"type": "tool-output-error", "toolCallId": "b", "errorText": "boom", "providerExecuted": True},
+        {
+            "type": "tool-output-error",
+            "toolCallId": "b",
+            "errorText": "boom",
+            "providerExecuted": True,
+        },
         {
             "type": "tool-output-error",
             "toolCallId": "c",
@@ -272,7 +277,12 @@ def test_frontend_tool_suspension_emits_nothing_and_resume_outputs() -> None:
         }
     ]
     assert encoder.encode(ToolCallResumed(target_id="c3", result={"error": "nope"})) == [
-        {"type": "tool-output-error", "toolCallId": "c3", "errorText": "nope", "providerExecuted": True}
+        {
+            "type": "tool-output-error",
+            "toolCallId": "c3",
+            "errorText": "nope",
+            "providerExecuted": True,
+        }
     ]
     assert encoder.encode(ToolCallResumed(target_id="c3", result={"approved": False})) == [
         {"type": "tool-output-denied", "toolCallId": "c3"}

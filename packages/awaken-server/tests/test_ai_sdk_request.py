@@ -159,9 +159,7 @@ def test_decisions_not_waited_on_are_filtered_but_count_as_responses() -> None:
         "messages": [
             {
                 "role": "assistant",
-                "parts": [
-                    {"type": "tool-x", "toolCallId": "gone", "state": "output-available"}
-                ],
+                "parts": [{"type": "tool-x", "toolCallId": "gone", "state": "output-available"}],
             }
         ]
     }

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import ProfileOwner, ThreadMetadata
@@ -16,7 +15,18 @@ from awaken_contract.testing import make_job, make_run, make_thread
 from awaken_stores import FileStore
 from awaken_stores.file import JOURNAL
 
-BAD_IDS = ["", "   ", "../escape", "a/b", "a\\b", "/etc/passwd", "..", "nul\x00id", "tab\tid", "x\x7f"]
+BAD_IDS = [
+    "",
+    "   ",
+    "../escape",
+    "a/b",
+    "a\\b",
+    "/etc/passwd",
+    "..",
+    "nul\x00id",
+    "tab\tid",
+    "x\x7f",
+]
 
 
 class _Crash(BaseException):

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import ConfigChangeEvent, ConfigChangeKind
@@ -121,16 +120,12 @@ async def test_listen_notify_wakes_waiting_worker(database: str) -> None:
 
 async def test_config_changes_are_notified(database: str) -> None:
     store = PostgresStore(database)
-    events = store.config.subscribe()
-    first = asyncio.ensure_future(events.__anext__())
-    await asyncio.sleep(0.2)  # let the listener attach before writing
-    await store.config.put("agents", "a", {"v": 1})
-    assert await asyncio.wait_for(first, 20) == ConfigChangeEvent(
-        "agents", "a", ConfigChangeKind.PUT
-    )
-    await store.config.delete("agents", "missing")  # nothing removed: no event
-    await store.config.delete("agents", "a")
-    event = await asyncio.wait_for(events.__anext__(), 20)
-    assert event == ConfigChangeEvent("agents", "a", ConfigChangeKind.DELETE)
-    await events.aclose()  # type: ignore[attr-defined]
+    async with store.config.subscribe() as events:
+        await store.config.put("agents", "a", {"v": 1})
+        put = await asyncio.wait_for(anext(events), 20)
+        assert put == ConfigChangeEvent("agents", "a", ConfigChangeKind.PUT)
+        await store.config.delete("agents", "missing")  # nothing removed: no event
+        await store.config.delete("agents", "a")
+        deleted = await asyncio.wait_for(anext(events), 20)
+        assert deleted == ConfigChangeEvent("agents", "a", ConfigChangeKind.DELETE)
     await store.close()

@@ -100,4 +100,3 @@ async def test_two_processes_share_one_file(tmp_path: Path) -> None:
             assert messages is not None and messages[0].text() == "39"
         page = await store.list_runs(RunQuery(status=RunStatus.RUNNING))
         assert page.total == 80
-

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import msgspec
@@ -144,6 +145,25 @@ class ScheduledActionHandler(ABC, Generic[P]):
     async def handle(self, payload: P, snapshot: Snapshot) -> StateCommand:
         """Handle one queued action."""
 
+    @staticmethod
+    def of(
+        handler: ScheduledActionHandler[P] | Callable[[P, Snapshot], Awaitable[StateCommand]],
+    ) -> ScheduledActionHandler[P]:
+        """``handler`` itself, or an ``async def (payload, snapshot)`` function wrapped."""
+        if isinstance(handler, ScheduledActionHandler):
+            return handler
+        return _FnActionHandler(handler)
+
+
+class _FnActionHandler(ScheduledActionHandler[P]):
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: Callable[[P, Snapshot], Awaitable[StateCommand]]) -> None:
+        self._fn = fn
+
+    async def handle(self, payload: P, snapshot: Snapshot) -> StateCommand:
+        return await self._fn(payload, snapshot)
+
 
 # --------------------------------------------------------------------------- effects
 
@@ -203,6 +223,25 @@ class TypedEffectHandler(ABC, Generic[P]):
     @abstractmethod
     async def handle_typed(self, payload: P, snapshot: Snapshot) -> None:
         """Handle one effect."""
+
+    @staticmethod
+    def of(
+        handler: TypedEffectHandler[P] | Callable[[P, Snapshot], Awaitable[None]],
+    ) -> TypedEffectHandler[P]:
+        """``handler`` itself, or an ``async def (payload, snapshot)`` function wrapped."""
+        if isinstance(handler, TypedEffectHandler):
+            return handler
+        return _FnEffectHandler(handler)
+
+
+class _FnEffectHandler(TypedEffectHandler[P]):
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: Callable[[P, Snapshot], Awaitable[None]]) -> None:
+        self._fn = fn
+
+    async def handle_typed(self, payload: P, snapshot: Snapshot) -> None:
+        await self._fn(payload, snapshot)
 
 
 # --------------------------------------------------------------------------- built-in keys

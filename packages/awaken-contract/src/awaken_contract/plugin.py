@@ -15,13 +15,13 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.model import Phase
-from awaken_contract.state import Snapshot, StateKey, StateMap
+from awaken_contract.state import KeyOf, Snapshot, StateKey, StateMap
 
 if TYPE_CHECKING:
     from awaken_contract.actions import ToolInterceptPayload
@@ -163,9 +163,9 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
             run_identity=RunIdentity.for_test(),
         )
 
-    def state(self, key: type[StateKey[V, Any]]) -> V | None:
+    def state(self, key: type[KeyOf[V]]) -> V | None:
         """The snapshot's value of ``key`` or ``None`` when absent."""
-        return cast("V | None", self.snapshot.ext._values.get(key.KEY))
+        return self.snapshot.get(key)
 
     def with_snapshot(self, snapshot: Snapshot) -> PhaseContext:
         """The same context over another snapshot."""
@@ -280,13 +280,21 @@ class PluginRegistrar(ABC):
 
     @abstractmethod
     def register_scheduled_action(
-        self, action: type[ScheduledActionSpec[P]], handler: ScheduledActionHandler[P]
+        self,
+        action: type[ScheduledActionSpec[P]],
+        handler: ScheduledActionHandler[P] | Callable[[P, Snapshot], Awaitable[StateCommand]],
     ) -> None:
-        """Handle ``action`` (duplicate → ``HandlerAlreadyRegistered``)."""
+        """Handle ``action`` with a handler or an ``async def (payload, snapshot)`` function
+        (duplicate → ``HandlerAlreadyRegistered``)."""
 
     @abstractmethod
-    def register_effect(self, effect: type[EffectSpec[P]], handler: TypedEffectHandler[P]) -> None:
-        """Handle ``effect`` (duplicate → ``EffectHandlerAlreadyRegistered``)."""
+    def register_effect(
+        self,
+        effect: type[EffectSpec[P]],
+        handler: TypedEffectHandler[P] | Callable[[P, Snapshot], Awaitable[None]],
+    ) -> None:
+        """Handle ``effect`` with a handler or an ``async def (payload, snapshot)`` function
+        (duplicate → ``EffectHandlerAlreadyRegistered``)."""
 
     @abstractmethod
     def register_phase_hook(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "KeyOf",
     "KeyScope",
     "MergeStrategy",
     "MutationBatch",
@@ -53,6 +54,7 @@ __all__ = [
 
 V = TypeVar("V")
 U = TypeVar("U")
+V_co = TypeVar("V_co", covariant=True)
 
 
 class KeyScope(enum.StrEnum):
@@ -213,6 +215,18 @@ class StateKey(Generic[V, U]):
 AnyKey = type[StateKey[Any, Any]]
 
 
+class KeyOf(Protocol[V_co]):
+    """Read-side view of a key class: what ``Snapshot.get`` & co. accept (covariant in the
+    value type, so ``ctx.state(Key)`` type-checks in any expression context)."""
+
+    KEY: ClassVar[str]
+
+    @classmethod
+    def default(cls) -> V_co:
+        """The key's default value."""
+        ...
+
+
 class StateKeyOptions(msgspec.Struct, frozen=True, omit_defaults=True):
     """Registration options of a key.
 
@@ -251,7 +265,7 @@ class StateMap:
         """Whether ``key`` has been written."""
         return key.KEY in self._values
 
-    def get(self, key: type[StateKey[V, Any]]) -> V | None:
+    def get(self, key: type[KeyOf[V]]) -> V | None:
         """The value of ``key`` or ``None`` when absent."""
         return cast("V | None", self._values.get(key.KEY))
 
@@ -263,11 +277,11 @@ class StateMap:
         """Store ``value`` under ``key``."""
         self._values[key.KEY] = value
 
-    def remove(self, key: type[StateKey[V, Any]]) -> V | None:
+    def remove(self, key: type[KeyOf[V]]) -> V | None:
         """Remove ``key`` and return its old value."""
         return cast("V | None", self._values.pop(key.KEY, None))
 
-    def get_or_insert_default(self, key: type[StateKey[V, Any]]) -> V:
+    def get_or_insert_default(self, key: type[KeyOf[V]]) -> V:
         """The value of ``key``, inserting ``key.default()`` first when absent."""
         if key.KEY not in self._values:
             self._values[key.KEY] = key.default()
@@ -312,7 +326,7 @@ class Snapshot(msgspec.Struct, frozen=True):
         """Revision 0 with no keys."""
         return cls(0, StateMap())
 
-    def get(self, key: type[StateKey[V, Any]]) -> V | None:
+    def get(self, key: type[KeyOf[V]]) -> V | None:
         """The value of ``key`` or ``None`` when absent."""
         return cast("V | None", self.ext._values.get(key.KEY))
 
@@ -428,8 +442,7 @@ class StateCommand:
 
     def update(self, key: type[StateKey[Any, U]], update: U) -> StateCommand:
         """Reduce ``update`` into ``key`` on commit; returns ``self``."""
-        self.patch.ops.append((key, key.KEY, update))
-        self.patch.touched_keys.append(key.KEY)
+        self.patch.update(key, update)
         return self
 
     def clear(self, key: AnyKey) -> StateCommand:
@@ -492,7 +505,7 @@ class StateStoreHandle(Protocol):
         """The current snapshot."""
         ...
 
-    def read(self, key: type[StateKey[V, Any]]) -> V | None:
+    def read(self, key: type[KeyOf[V]]) -> V | None:
         """The current value of ``key`` or ``None``."""
         ...
 

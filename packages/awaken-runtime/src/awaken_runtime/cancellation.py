@@ -20,7 +20,7 @@ __all__ = ["CancellationToken", "RunCancelled", "RunCanceller"]
 T = TypeVar("T")
 
 
-class RunCancelled(Exception):  # noqa: N818 - a control-flow signal, not an error
+class RunCancelled(Exception):
     """The run's token fired while the run awaited raced work."""
 
 

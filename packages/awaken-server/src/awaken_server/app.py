@@ -232,7 +232,8 @@ def create_app(
     """The Starlette application serving ``state``.
 
     ``extra_routes`` are added after the native routes (protocol adapters: AI SDK, AG-UI, …);
-    they see the same auth/limits/metrics guard and reach the state via ``request.app.state.awaken``.
+    they see the same auth/limits/metrics guard and reach the state via
+    ``request.app.state.awaken``.
     """
     from awaken_server.routes import native_routes
 
@@ -246,7 +247,7 @@ def create_app(
         try:
             yield
         finally:
-            await state.mailbox.stop(timeout=float(config.shutdown.timeout_secs))
+            await state.mailbox.stop(float(config.shutdown.timeout_secs))
 
     admin_token = config.effective_admin_token()
     all_middleware = [

@@ -75,9 +75,7 @@ class RequestGuard:
             await exc.response()(scope, receive, send_wrapper)
             return
         if self.max_concurrent > 0 and self.in_flight >= self.max_concurrent:
-            error = ServiceUnavailable(
-                "too many concurrent requests", headers={"Retry-After": "1"}
-            )
+            error = ServiceUnavailable("too many concurrent requests", headers={"Retry-After": "1"})
             await error.response()(scope, receive, send_wrapper)
             return
         self.in_flight += 1

@@ -38,9 +38,7 @@ class ServerMetrics:
         self.http_in_flight = Gauge(
             "awaken_http_requests_in_flight", "HTTP requests being served", registry=r
         )
-        self.sse_connections = Gauge(
-            "awaken_sse_connections", "Open SSE streams", registry=r
-        )
+        self.sse_connections = Gauge("awaken_sse_connections", "Open SSE streams", registry=r)
         self.active_runs = Gauge("awaken_active_runs", "Runs executing in this process", registry=r)
         self.runs_started = Counter(
             "awaken_runs_started_total", "Runs started by this process", registry=r
@@ -84,9 +82,7 @@ class ServerMetrics:
             ["operation", "result"],
             registry=r,
         )
-        self.errors = Counter(
-            "awaken_errors_total", "Errors by class", ["class"], registry=r
-        )
+        self.errors = Counter("awaken_errors_total", "Errors by class", ["class"], registry=r)
 
     def observe_event(self, event: AgentEvent) -> None:
         """Count what a run reports: inferences, tokens, tool calls, finishes."""
@@ -103,7 +99,9 @@ class ServerMetrics:
                     )
         elif isinstance(event, ToolCallDone):
             self.tool_calls.labels(event.outcome.value).inc()
-        elif isinstance(event, RunFinish) and event.termination.type is not TerminationKind.SUSPENDED:
+        elif (
+            isinstance(event, RunFinish) and event.termination.type is not TerminationKind.SUSPENDED
+        ):
             self.runs_finished.labels(event.termination.type.value).inc()
 
     def render(self) -> bytes:

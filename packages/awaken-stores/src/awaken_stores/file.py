@@ -34,7 +34,6 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
-
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import (
@@ -54,6 +53,7 @@ from awaken_contract.contract.storage import (
 )
 from awaken_contract.errors import AlreadyExists, SerializationError, StorageIoError
 from awaken_contract.ids import new_id, now_ms
+
 from awaken_stores._codec import decode, encode
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
@@ -128,7 +128,8 @@ def _atomic_write(target: Path, data: bytes) -> None:
         raise
 
 
-def _read(path: Path, type_: type[T] | Any) -> T | None:
+def _read(path: Path, type_: type[T]) -> T | None:
+    """Decode a JSON file; ``None`` when missing."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -136,9 +137,15 @@ def _read(path: Path, type_: type[T] | Any) -> T | None:
     except OSError as exc:
         raise StorageIoError(f"{path}: {exc}") from exc
     try:
-        return decode(data, type_)  # type: ignore[no-any-return]
+        value: T = decode(data, type_)
     except SerializationError as exc:
         raise SerializationError(f"{path}: {exc.message}") from exc
+    return value
+
+
+def _read_any(path: Path) -> Any:
+    """A JSON document of any shape; ``None`` when missing."""
+    return _read(path, object)
 
 
 def _json_files(directory: Path) -> list[Path]:
@@ -389,7 +396,7 @@ class FileStore(_FileBacked, ThreadRunStore):
                 tmp.unlink(missing_ok=True)
             raise
         tx_id = new_id().replace("-", "")
-        writes = [
+        writes: list[dict[str, Any]] = [
             {
                 "target": str(target.relative_to(self.base)),
                 "tmp": str(tmp.relative_to(self.base)),
@@ -488,14 +495,14 @@ class FileConfigStore(_FileBacked, ConfigStore):
 
     async def get(self, namespace: str, id: str) -> Any | None:
         path = self._path(namespace, id)
-        return await self._db.run(lambda: _read(path, Any))
+        return await self._db.run(lambda: _read_any(path))
 
     async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
         directory = self._dir(namespace)
 
         def scan() -> list[tuple[str, Any]]:
             paths = sorted(_json_files(directory), key=lambda p: p.stem)
-            return [(p.stem, _read(p, Any)) for p in paths[max(offset, 0) :][: max(limit, 0)]]
+            return [(p.stem, _read_any(p)) for p in paths[max(offset, 0) :][: max(limit, 0)]]
 
         return await self._db.run(scan)
 
@@ -635,4 +642,3 @@ class FileMailboxStore(_FileBacked, MailboxEngine):
 
     async def count_by_status(self, status: MailboxJobStatus) -> int:
         return sum(1 for j in (await self._state()).jobs.values() if j.status is status)
-

@@ -50,6 +50,7 @@ from awaken_stores._codec import decode, encode_str
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
+    "ConfigSubscription",
     "PostgresConfigStore",
     "PostgresMailboxStore",
     "PostgresProfileStore",
@@ -115,7 +116,6 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
                 " updated_at BIGINT NOT NULL, steps INTEGER NOT NULL DEFAULT 0,"
                 " input_tokens BIGINT NOT NULL DEFAULT 0, output_tokens BIGINT NOT NULL DEFAULT 0,"
                 " state JSONB)",
-                f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_thread_id ON {p}_runs (thread_id)",
                 f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_thread_created ON {p}_runs"
                 " (thread_id, created_at DESC)",
                 f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_thread_updated ON {p}_runs"
@@ -138,6 +138,12 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
             ],
         ),
     ]
+
+
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    """Pool reset hook: skip asyncpg's default ``RESET ALL``/``UNLISTEN *`` round trip on every
+    release. The stores leave no session state behind (listeners are removed, locks are
+    transaction scoped), so a released connection is already clean."""
 
 
 class _PgDb:
@@ -164,7 +170,10 @@ class _PgDb:
             try:
                 if self._pool is None:
                     self._pool = await asyncpg.create_pool(
-                        self._dsn, min_size=self._min_size, max_size=self._max_size
+                        self._dsn,
+                        min_size=self._min_size,
+                        max_size=self._max_size,
+                        reset=_keep_session,
                     )
                 if not self._ready:
                     await self._migrate(self._pool)
@@ -497,8 +506,10 @@ class PostgresStore(_PgBacked, ThreadRunStore):
         run_values = _run_values(run)
         messages_json = encode_str(messages)
         pool = await self._db.pool()
+        # Optimistic: assume the thread is as this store last wrote it (or absent when unseen);
+        # the conditional upsert reports a mismatch and we re-read.
         expected = self._thread_cache.get(thread_id)
-        known = thread_id in self._thread_cache
+        known = True
         async with _io():
             for _ in range(20):
                 if not known:
@@ -636,20 +647,54 @@ class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
             if status != "DELETE 0":
                 await conn.execute("SELECT pg_notify($1, $2)", self.channel, event)
 
-    async def subscribe(self) -> AsyncIterator[ConfigChangeEvent]:
-        pool = await self._db.pool()
-        queue: asyncio.Queue[str] = asyncio.Queue()
+    def subscribe(self) -> ConfigSubscription:
+        """Change events from now on. Use ``async with store.config.subscribe() as events`` to
+        be sure the listener is attached before your next write."""
+        return ConfigSubscription(self._db, self.channel)
 
-        def on_notify(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-            queue.put_nowait(payload)
 
-        async with pool.acquire() as conn:
-            await conn.add_listener(self.channel, on_notify)
-            try:
-                while True:
-                    yield decode(await queue.get(), ConfigChangeEvent)
-            finally:
-                await conn.remove_listener(self.channel, on_notify)
+class ConfigSubscription:
+    """An async iterator of ``ConfigChangeEvent`` over a dedicated LISTEN connection."""
+
+    def __init__(self, db: _PgDb, channel: str) -> None:
+        self._db, self._channel = db, channel
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._conn: asyncpg.Connection | None = None
+        self._pool: asyncpg.Pool | None = None
+
+    def _on_notify(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        self._queue.put_nowait(payload)
+
+    async def start(self) -> None:
+        """Attach the listener (idempotent)."""
+        if self._conn is None:
+            pool = await self._db.pool()
+            async with _io():
+                conn = await pool.acquire()
+                await conn.add_listener(self._channel, self._on_notify)
+            self._conn, self._pool = conn, pool
+
+    async def aclose(self) -> None:
+        """Detach the listener and return its connection to the pool."""
+        if self._conn is not None and self._pool is not None:
+            await self._conn.remove_listener(self._channel, self._on_notify)
+            await self._pool.release(self._conn)
+            self._conn = None
+
+    async def __aenter__(self) -> ConfigSubscription:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __aiter__(self) -> ConfigSubscription:
+        return self
+
+    async def __anext__(self) -> ConfigChangeEvent:
+        await self.start()
+        event: ConfigChangeEvent = decode(await self._queue.get(), ConfigChangeEvent)
+        return event
 
 
 # --------------------------------------------------------------------------- mailbox
@@ -770,12 +815,11 @@ class PostgresMailboxStore(_PgBacked, MailboxEngine):
             return
         pool = await self._db.pool()
         conn = await pool.acquire()
-
-        def on_notify(_conn: object, _pid: int, _channel: str, _payload: str) -> None:
-            self._wakeup.set()
-
-        await conn.add_listener(self.channel, on_notify)
+        await conn.add_listener(self.channel, self._on_notify)
         self._listener, self._listener_pool = conn, pool
+
+    def _on_notify(self, _conn: object, _pid: int, _channel: str, _payload: str) -> None:
+        self._wakeup.set()
 
     async def wait_for_work(self, wait_seconds: float) -> None:
         async with _io():
@@ -789,6 +833,7 @@ class PostgresMailboxStore(_PgBacked, MailboxEngine):
 
     async def close(self) -> None:
         if self._listener is not None and self._listener_pool is not None:
+            await self._listener.remove_listener(self.channel, self._on_notify)
             await self._listener_pool.release(self._listener)
             self._listener = None
         await super().close()

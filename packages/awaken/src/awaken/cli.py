@@ -1,17 +1,102 @@
-"""The ``awaken`` command line."""
+"""The ``awaken`` command line: ``serve``, ``run`` and ``version``.
+
+``awaken serve [--config awaken.yaml] [--store URL] [--host H] [--port P]`` starts the HTTP
+server (SQLite at ``./.awaken/awaken.db`` by default). Without a config file it serves one agent
+``assistant`` on the first provider key found in the environment, or on the clearly labelled
+offline demo model. ``awaken run "prompt"`` streams one run to the terminal.
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from awaken_server.app import ServerConfig
+    from awaken_server.bootstrap import ServeSetup
+
+STORE_ENV = "AWAKEN_STORE_URL"
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("awaken")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="awaken", description="Awaken agent runtime")
+    sub = parser.add_subparsers(dest="command")
+    serve = sub.add_parser("serve", help="run the HTTP server")
+    serve.add_argument("--config", help="YAML/JSON file with agents, models, providers, server")
+    serve.add_argument(
+        "--store", help="sqlite:///path (default), postgres://…, file://dir, memory://"
+    )
+    serve.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default 3000)")
+    serve.add_argument("--log-level", default="info")
+    run = sub.add_parser("run", help="stream one run to the terminal")
+    run.add_argument("prompt")
+    run.add_argument("--config")
+    run.add_argument("--store", default=None, help="default memory://")
+    run.add_argument("--agent")
+    run.add_argument("--thread")
+    sub.add_parser("version", help="print the version")
+    return parser
+
+
+def _setup(config_path: str | None) -> tuple[ServeSetup, ServerConfig]:
+    from awaken_server.app import ServerConfig
+    from awaken_server.bootstrap import ServeSetup, default_system_config, load_serve_file
+
+    if config_path:
+        system, server = load_serve_file(config_path)
+        setup = ServeSetup(system=system, server=server)
+        if system.models:
+            setup.model_label = ", ".join(f"{m.id} ({m.provider}/{m.model})" for m in system.models)
+        if "address" not in server.model_fields_set:
+            server = server.model_copy(update={"address": "127.0.0.1:3000"})
+        return setup, server
+    setup = default_system_config()
+    return setup, ServerConfig(address="127.0.0.1:3000")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``awaken`` command."""
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["version"]:
-        from importlib.metadata import version
-
-        print(f"awaken {version('awaken')}")
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "version":
+        print(f"awaken {_version()}")
         return 0
-    print("usage: awaken version", file=sys.stderr)
-    return 2
+    if args.command not in ("serve", "run"):
+        _parser().print_help(sys.stderr)
+        return 2
+    try:
+        from awaken_server.serve import configure_logging, run_once, run_sync, serve
+    except ImportError:
+        print(
+            "awaken serve/run need the server extra: pip install 'awaken[server]'", file=sys.stderr
+        )
+        return 2
+    from awaken_contract.errors import AwakenError
+
+    try:
+        setup, server = _setup(args.config)
+        if args.command == "run":
+            store = args.store or "memory://"
+            coro = run_once(
+                setup, args.prompt, store_url=store, agent_id=args.agent, thread_id=args.thread
+            )
+            return int(run_sync(coro))
+        host, port = server.host_port()
+        host = args.host or host
+        port = args.port or port
+        server = server.model_copy(update={"address": f"{host}:{port}"})
+        configure_logging(args.log_level)
+        store_url = args.store or os.environ.get(STORE_ENV)
+        run_sync(serve(setup, store_url=store_url, server=server, log_level=args.log_level))
+        return 0
+    except AwakenError as exc:
+        print(f"awaken: {exc}", file=sys.stderr)
+        return 1

@@ -56,12 +56,14 @@ from awaken_contract.ids import now_ms
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, ToolKind
 from awaken_contract.state import MutationBatch, StateCommand
-from awaken_runtime.cancellation import RunCanceller, RunCancelled
+
+from awaken_runtime.cancellation import RunCancelled, RunCanceller
 from awaken_runtime.execution.executor import ToolExecutor, execute_single_tool
 
 if TYPE_CHECKING:
     from awaken_contract.contract.cancellation import CancellationToken
     from awaken_contract.registry_spec import AgentSpec
+
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.plugins.env import ExecutionEnv
     from awaken_runtime.state.store import StateStore
@@ -200,11 +202,11 @@ class ToolPipeline:
                     return decision.reason, suspended
                 suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
                 continue
-            outcome = await self._execute_one(call, None)
-            if outcome is None:  # cancelled while running
+            executed = await self._execute_one(call, None)
+            if executed is None:  # cancelled while running
                 await self._backfill(calls[index + 1 :], CANCELLED_MESSAGE)
                 return None, suspended
-            if outcome is ToolCallOutcome.SUSPENDED:
+            if executed is ToolCallOutcome.SUSPENDED:
                 await self._backfill(calls[index + 1 :])
                 return None, True
         return None, suspended
@@ -470,7 +472,9 @@ class ToolPipeline:
             await host.sink.emit(ToolCallResumed(target_id=call.id, result=result.resume_payload()))
         else:
             await host.sink.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
-        tool_message = Message.tool(call.id, message if message is not None else result.to_llm_text())
+        tool_message = Message.tool(
+            call.id, message if message is not None else result.to_llm_text()
+        )
         if state is not None:
             replace_tool_message(host.messages, tool_message)
         else:

@@ -63,7 +63,8 @@ from awaken_contract.model import Phase
 from awaken_contract.plugin import PhaseContext, apply_transforms
 from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.state import MutationBatch
-from awaken_runtime.cancellation import RunCanceller, RunCancelled
+
+from awaken_runtime.cancellation import RunCancelled, RunCanceller
 from awaken_runtime.execution.executor import DecisionReplayPolicy, ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline, prepare_resume
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
@@ -247,12 +248,12 @@ class _LoopRun:
                 await self.emit(StepEnd())
             await self.emit(Error(message=message, code=_error_code(exc)))
             termination = TerminationReason.error(message)
-        if termination is None:
-            return self._result(TerminationReason.suspended())
+        if termination.type is TerminationKind.SUSPENDED:
+            return self._result(termination)  # parked: run_finish(suspended) already sent
         return await self._finish(termination)
 
-    async def _run_body(self) -> TerminationReason | None:
-        """The loop proper; ``None`` when the run stays suspended without waiting."""
+    async def _run_body(self) -> TerminationReason:
+        """The loop proper; ``suspended`` when the run stays parked without waiting."""
         await self.pipeline.replay_resumed()
         try:
             await self.phase.run_phase(self.env, self.phase_ctx(Phase.RUN_START))
@@ -264,7 +265,7 @@ class _LoopRun:
                 return outcome
         return await self._step_loop()
 
-    async def _step_loop(self) -> TerminationReason | None:
+    async def _step_loop(self) -> TerminationReason:
         while True:
             self.steps += 1
             self.step_open = True
@@ -507,7 +508,7 @@ class _LoopRun:
         )
         channel = self.params.decision_rx
         if channel is None or not self.params.wait_for_decisions:
-            return None
+            return TerminationReason.suspended()
         while True:
             try:
                 kind, payload = await self.canceller.race(channel.get())
@@ -632,7 +633,9 @@ class _LoopRun:
         )
         return self._result(termination, response)
 
-    def _result(self, termination: TerminationReason, response: str | None = None) -> AgentRunResult:
+    def _result(
+        self, termination: TerminationReason, response: str | None = None
+    ) -> AgentRunResult:
         if response is None:
             response = last_assistant_text(self.messages, self.input_message_count)
         return AgentRunResult(
@@ -653,4 +656,3 @@ def _error_code(exc: BaseException) -> str:
     if isinstance(exc, AwakenError):
         return "runtime_error"
     return "internal_error"
-

@@ -18,6 +18,7 @@ from awaken_contract.contract.tool import ToolDescriptor
 
 if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
+
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
 

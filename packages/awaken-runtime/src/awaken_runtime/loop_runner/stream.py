@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-
 from awaken_contract.contract.content import AnyContentBlock, TextBlock
 from awaken_contract.contract.event import (
     ReasoningDelta,

@@ -7,6 +7,7 @@ hooks and transforms may repeat.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import msgspec
@@ -31,7 +32,14 @@ from awaken_contract.plugin import (
     PluginRegistrar,
     ToolGateHook,
 )
-from awaken_contract.state import KeyScope, MergeStrategy, StateKey, StateKeyOptions
+from awaken_contract.state import (
+    KeyScope,
+    MergeStrategy,
+    Snapshot,
+    StateCommand,
+    StateKey,
+    StateKeyOptions,
+)
 
 __all__ = [
     "KeyRegistration",
@@ -145,16 +153,26 @@ class RuntimePluginRegistrar(PluginRegistrar):
         self.profile_keys.append(key)
 
     def register_scheduled_action(
-        self, action: type[ScheduledActionSpec[P]], handler: ScheduledActionHandler[P]
+        self,
+        action: type[ScheduledActionSpec[P]],
+        handler: ScheduledActionHandler[P] | Callable[[P, Snapshot], Awaitable[StateCommand]],
     ) -> None:
         if action.KEY in self.action_handlers:
             raise HandlerAlreadyRegistered(action.KEY)
-        self.action_handlers[action.KEY] = RegisteredActionHandler(action, handler, self.plugin_id)
+        self.action_handlers[action.KEY] = RegisteredActionHandler(
+            action, ScheduledActionHandler.of(handler), self.plugin_id
+        )
 
-    def register_effect(self, effect: type[EffectSpec[P]], handler: TypedEffectHandler[P]) -> None:
+    def register_effect(
+        self,
+        effect: type[EffectSpec[P]],
+        handler: TypedEffectHandler[P] | Callable[[P, Snapshot], Awaitable[None]],
+    ) -> None:
         if effect.KEY in self.effect_handlers:
             raise EffectHandlerAlreadyRegistered(effect.KEY)
-        self.effect_handlers[effect.KEY] = RegisteredEffectHandler(effect, handler, self.plugin_id)
+        self.effect_handlers[effect.KEY] = RegisteredEffectHandler(
+            effect, TypedEffectHandler.of(handler), self.plugin_id
+        )
 
     def register_phase_hook(
         self, plugin_id: str, phase: Phase, hook: PhaseHook | PhaseHookFn

@@ -62,7 +62,7 @@ class Registry(Generic[T]):
     def register(self, item_id: str, item: T) -> None:
         """Add ``item``; an existing id raises the registry's conflict error."""
         if item_id in self._items:
-            raise self._conflict(item_id)  # type: ignore[call-arg]
+            raise self._conflict(item_id)
         self._items[item_id] = item
 
     def replace(self, item_id: str, item: T) -> None:

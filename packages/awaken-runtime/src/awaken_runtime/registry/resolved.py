@@ -14,6 +14,7 @@ from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolExecutionMode
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
+
 from awaken_runtime.execution.executor import (
     SequentialToolExecutor,
     ToolExecutor,
@@ -154,9 +155,7 @@ def build_agent_env(plugins: Iterable[Plugin], agent: ResolvedAgent | AgentSpec)
     """``ExecutionEnv`` of ``plugins`` followed by the default plugins, filtered by the agent's
     ``active_hook_filter``."""
     spec = agent.spec if isinstance(agent, ResolvedAgent) else agent
-    return ExecutionEnv.from_plugins(
-        [*plugins, *default_plugins(agent)], spec.active_hook_filter
-    )
+    return ExecutionEnv.from_plugins([*plugins, *default_plugins(agent)], spec.active_hook_filter)
 
 
 class AgentResolver(abc.ABC):

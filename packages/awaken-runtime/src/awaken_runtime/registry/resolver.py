@@ -16,10 +16,8 @@ Results are cached per agent id and registry version; each call returns a fresh 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import jsonschema
-
 from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool, ToolExecutionMode
 from awaken_contract.errors import (
@@ -38,6 +36,8 @@ from awaken_contract.errors import (
 )
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, RetryConfigKey
+
+from awaken_runtime.engine.retry import with_retry
 from awaken_runtime.execution.executor import executor_for_mode
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.registry.registries import RegistrySet
@@ -159,8 +159,6 @@ class RegistryResolver(AgentResolver):
             policy = spec.config(RetryConfigKey)
         except KeyDecode as exc:
             raise InvalidPluginConfig("retry", RetryConfigKey.KEY, exc.message) from None
-        from awaken_runtime.engine.retry import with_retry
-
         return with_retry(provider, policy)
 
     def _tools(self, spec: AgentSpec, env: ExecutionEnv) -> dict[str, Tool]:
@@ -172,7 +170,9 @@ class RegistryResolver(AgentResolver):
                 raise ResolveAgentNotFound(delegate)
             if target.endpoint is not None:
                 self.validate_remote(target)
-            _log.debug("agent %s: delegate %s is served by the delegation extension", spec.id, delegate)
+            _log.debug(
+                "agent %s: delegate %s is served by the delegation extension", spec.id, delegate
+            )
         for tool_id, tool in env.tools.items():
             if tool_id in tools:
                 raise ToolIdConflict(tool_id, "global", "plugin")
@@ -184,7 +184,3 @@ class RegistryResolver(AgentResolver):
             excluded = set(spec.excluded_tools)
             tools = {k: v for k, v in tools.items() if k not in excluded}
         return tools
-
-
-def _unused(*_: Any) -> None:
-    """Keep type checkers quiet about optional imports."""

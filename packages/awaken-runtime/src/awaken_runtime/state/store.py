@@ -21,6 +21,7 @@ from awaken_contract.errors import (
 )
 from awaken_contract.plugin import Plugin
 from awaken_contract.state import (
+    KeyOf,
     KeyScope,
     MergeStrategy,
     MutationBatch,
@@ -75,7 +76,7 @@ class StateStore:
         """The current revision (0 before the first commit)."""
         return self._snapshot.revision
 
-    def read(self, key: type[StateKey[V, Any]]) -> V | None:
+    def read(self, key: type[KeyOf[V]]) -> V | None:
         """The current value of ``key`` or ``None`` when absent (do not mutate it)."""
         return self._snapshot.get(key)
 
@@ -164,6 +165,11 @@ class StateStore:
         and effects need ``PhaseRuntime.submit_command``).
         """
         if isinstance(batch, StateCommand):
+            if batch.scheduled_actions or batch.effects:
+                _log.warning(
+                    "StateStore.commit ignores scheduled actions and effects; "
+                    "use PhaseRuntime.submit_command"
+                )
             batch = batch.patch
         ops = batch.ops
         snap = self._snapshot
@@ -176,7 +182,7 @@ class StateStore:
         for name in batch.touched_keys:
             if name not in regs:
                 raise UnknownKey(name)
-        values = dict(snap.ext._values)
+        values = dict(snap.ext.raw())
         for key_cls, name, update in ops:
             if key_cls is None:
                 values.pop(name, None)
@@ -210,7 +216,7 @@ class StateStore:
         snap = self._snapshot
         regs = self._regs
         extensions: dict[str, Any] = {}
-        for name, value in snap.ext._values.items():
+        for name, value in snap.ext.raw().items():
             reg = regs.get(name)
             if reg is None or not reg.options.persistent:
                 continue
@@ -261,14 +267,14 @@ class StateStore:
         decoded = self._decode_entries(persisted, policy, KeyScope.THREAD)
         if not decoded:
             return
-        values = dict(self._snapshot.ext._values)
+        values = dict(self._snapshot.ext.raw())
         values.update(decoded)
         self._snapshot = Snapshot(self._snapshot.revision, StateMap(values))
 
     def reset_run_scoped(self) -> int:
         """Remove every present Run-scoped key (one commit); returns the revision."""
         batch = MutationBatch()
-        for name in self._snapshot.ext._values:
+        for name in self._snapshot.ext.raw():
             reg = self._regs.get(name)
             if reg is not None and reg.scope is KeyScope.RUN:
                 batch.clear_extension(name)

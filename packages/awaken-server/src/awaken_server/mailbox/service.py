@@ -18,7 +18,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from awaken_contract.contract.event import AgentEvent, Error, RunFinish, ToolCallDone, ToolCallResumed
+from awaken_contract.contract.event import (
+    AgentEvent,
+    Error,
+    RunFinish,
+    ToolCallDone,
+    ToolCallResumed,
+)
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.contract.mailbox import (
@@ -196,6 +202,7 @@ class Mailbox:
         self._accepting = True
         self._started = False
         self._wake = asyncio.Event()
+        self._background: set[asyncio.Future[bool]] = set()
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -211,8 +218,8 @@ class Mailbox:
             asyncio.create_task(self._gc_loop(), name="awaken-mailbox-gc"),
         ]
 
-    async def stop(self, timeout: float = 30.0) -> None:
-        """Stop claiming, wait up to ``timeout`` for running jobs, then cancel the rest.
+    async def stop(self, drain_secs: float = 30.0) -> None:
+        """Stop claiming, wait up to ``drain_secs`` for running jobs, then cancel the rest.
 
         Cancelled runs end at their next checkpoint boundary; their jobs stay Claimed and are
         re-run by whichever process reclaims them once the lease expires.
@@ -226,7 +233,7 @@ class Mailbox:
         self._maintenance = []
         tasks = [w.task for w in self._workers.values() if w.task is not None and not w.task.done()]
         if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=timeout)
+            _, pending = await asyncio.wait(tasks, timeout=drain_secs)
             for task in pending:
                 task.cancel()
             for task in pending:
@@ -495,7 +502,9 @@ class Mailbox:
         token = job.claim_token or ""
         run_id = job.run_id or job.job_id
         hub = self.hubs.open(run_id, worker.thread_id)
-        job_sink = _JobSink(worker, HubSink(hub), worker.sink or ReconnectableEventSink(), self.metrics)
+        job_sink = _JobSink(
+            worker, HubSink(hub), worker.sink or ReconnectableEventSink(), self.metrics
+        )
         renewal = asyncio.create_task(self._renew_lease(worker, job.job_id, token))
         started = time.monotonic()
         if self.metrics is not None:
@@ -525,7 +534,9 @@ class Mailbox:
 
     def _schedule_dispatch(self, thread_id: str) -> None:
         if self._accepting:
-            asyncio.ensure_future(self.try_dispatch(thread_id))
+            task = asyncio.ensure_future(self.try_dispatch(thread_id))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     async def _run_job(
         self, worker: _Worker, job: MailboxJob, token: str, run_id: str, sink: _JobSink
@@ -570,8 +581,9 @@ class Mailbox:
             return
         except Exception as exc:
             _log.exception("run %s raised", run_id)
-            await self._finish(job, token, "nack", f"{type(exc).__name__}: {exc}", sink, run_id,
-                               instance_id)
+            await self._finish(
+                job, token, "nack", f"{type(exc).__name__}: {exc}", sink, run_id, instance_id
+            )
             return
         termination = getattr(result, "termination", None)
         response = getattr(result, "response", None)
@@ -728,7 +740,7 @@ class Mailbox:
                 await runtime_cancel(worker.runtime, worker.run_id)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(worker.done.wait(), self.config.cancel_wait.total_seconds())
-            if worker.state is not WorkerState.IDLE:
+            if self.worker_state(thread_id) is not WorkerState.IDLE:
                 return False
         active = result.active_job
         while active is not None:
@@ -750,9 +762,12 @@ class Mailbox:
                     await self._reconcile_run(cancelled.run_id, TerminationReason.cancelled())
                 return True
         worker = self._local_worker(id)
-        if worker is not None and worker.run_id is not None:
-            if await runtime_cancel(worker.runtime, worker.run_id):
-                return True
+        if (
+            worker is not None
+            and worker.run_id is not None
+            and await runtime_cancel(worker.runtime, worker.run_id)
+        ):
+            return True
         if job is not None and job.run_id:
             id = job.run_id
         run = await self.run_store.load_run(id)
@@ -782,9 +797,12 @@ class Mailbox:
         ``id`` is a run id (or a thread id when ``thread_scoped``). Returns the run id the
         decision went to, or ``None`` when no waiting run has that call."""
         worker = self._local_worker(id)
-        if worker is not None and worker.run_id is not None:
-            if await runtime_send_decision(worker.runtime, worker.run_id, tool_call_id, resume):
-                return worker.run_id
+        if (
+            worker is not None
+            and worker.run_id is not None
+            and await runtime_send_decision(worker.runtime, worker.run_id, tool_call_id, resume)
+        ):
+            return worker.run_id
         run: RunRecord | None
         if thread_scoped:
             thread = await self.run_store.load_thread(id)
@@ -926,4 +944,3 @@ class Mailbox:
     def _count(self, operation: str, result: str) -> None:
         if self.metrics is not None:
             self.metrics.mailbox_ops.labels(operation, result).inc()
-

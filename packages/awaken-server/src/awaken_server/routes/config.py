@@ -77,9 +77,13 @@ def _normalize(namespace: str, doc: dict[str, Any], previous: Any, is_put: bool)
         out.pop("has_api_key", None)
         if "api_key" in out and out["api_key"] in ("", None):
             out.pop("api_key")
-        elif "api_key" not in out and is_put and isinstance(previous, dict):
-            if previous.get("api_key"):
-                out["api_key"] = previous["api_key"]
+        elif (
+            "api_key" not in out
+            and is_put
+            and isinstance(previous, dict)
+            and previous.get("api_key")
+        ):
+            out["api_key"] = previous["api_key"]
     elif namespace == "mcp-servers":
         out.pop("has_env", None)
         out.pop("env_keys", None)
@@ -141,9 +145,7 @@ async def _write(request: Request, *, is_put: bool) -> Response:
             raise BadRequest("missing 'id' field in body")
     doc_id = request.path_params["id"] if is_put else body_id
     if is_put and body_id != doc_id:
-        raise BadRequest(
-            f"invalid payload: path id '{doc_id}' does not match body id '{body_id}'"
-        )
+        raise BadRequest(f"invalid payload: path id '{doc_id}' does not match body id '{body_id}'")
     async with manager.lock:
         previous = await store.get(namespace, doc_id)
         if not is_put and previous is not None:

@@ -140,4 +140,3 @@ def run_routes() -> list[BaseRoute]:
         Route("/v1/runs/{id}/cancel", cancel_run, methods=["POST"]),
         Route("/v1/runs/{id}/decision", run_decision, methods=["POST"]),
     ]
-

@@ -35,6 +35,7 @@ from awaken_contract.contract.event import (
 )
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.tool import ToolResult, ToolStatus
+
 from awaken_server.protocols.ag_ui.messages import to_ag_ui_messages
 
 AgUiEvent = dict[str, Any]

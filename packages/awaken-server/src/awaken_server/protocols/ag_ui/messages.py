@@ -19,7 +19,8 @@ from awaken_contract.contract.content import (
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.errors import DecodeError
 from awaken_contract.ids import new_id
-from awaken_server.protocols.media import media_block
+
+from awaken_server.protocols.media import MediaKind, media_block
 
 AgUiMessage = dict[str, Any]
 
@@ -108,6 +109,13 @@ def to_ag_ui_messages(items: Iterable[Any]) -> list[AgUiMessage]:
 
 # --------------------------------------------------------------------------- inbound
 
+_PART_KINDS: dict[str, MediaKind] = {
+    "image": "image",
+    "audio": "audio",
+    "video": "video",
+    "document": "document",
+}
+
 
 def _source(value: Any) -> Base64Source | UrlSource | None:
     if not isinstance(value, dict) or not isinstance(value.get("value"), str):
@@ -136,8 +144,8 @@ def content_blocks(content: Any) -> list[AnyContentBlock]:
         kind = str(part.get("type", "")).lower()
         if kind == "text" and isinstance(part.get("text"), str):
             blocks.append(TextBlock(text=part["text"]))
-        elif kind in ("image", "audio", "video", "document"):
+        elif kind in _PART_KINDS:
             source = _source(part.get("source"))
             if source is not None:
-                blocks.append(media_block(kind, source))
+                blocks.append(media_block(_PART_KINDS[kind], source))
     return blocks

@@ -12,6 +12,7 @@ from awaken_contract.contract.message import Message
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.ids import new_id, now_ms
+
 from awaken_server.protocols.ag_ui.messages import content_blocks
 from awaken_server.protocols.errors import ProtocolRequestError
 

@@ -10,14 +10,7 @@ from awaken_server.protocols.ai_sdk_v6.request import (
     extract_decisions,
     filter_decisions,
 )
-
-UI_MESSAGE_STREAM_HEADERS = {
-    "Content-Type": "text/event-stream",
-    "Cache-Control": "no-cache",
-    "Connection": "keep-alive",
-    "x-vercel-ai-ui-message-stream": "v1",
-}
-"""Response headers of every AI SDK streaming route."""
+from awaken_server.protocols.ai_sdk_v6.routes import UI_MESSAGE_STREAM_HEADERS, ai_sdk_routes
 
 __all__ = [
     "UI_MESSAGE_STREAM_HEADERS",
@@ -25,6 +18,7 @@ __all__ = [
     "ChatInput",
     "ChatRequest",
     "Part",
+    "ai_sdk_routes",
     "convert_ui_messages",
     "data_part",
     "decode_chat_input",

@@ -10,6 +10,7 @@ from awaken_contract.contract.content import AnyContentBlock, TextBlock, text_of
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
 from awaken_contract.ids import new_id, now_ms
+
 from awaken_server.protocols.errors import ProtocolRequestError
 from awaken_server.protocols.media import block_from_url
 

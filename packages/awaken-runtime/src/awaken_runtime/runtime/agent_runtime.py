@@ -1,0 +1,385 @@
+"""``AgentRuntime``: runs agents and controls live runs.
+
+``run(request, sink)`` prepares a run — agent id, run id (new, hinted, or the thread's waiting
+run when resuming), a fresh state store with the thread's Thread-scoped state, the thread's
+history (cleaned of abandoned and unpaired tool calls) plus the new messages — registers it as
+the thread's active run and drives the agent loop. ``stream(request)`` yields the same events
+as an async iterator. Live runs are controlled by id: ``cancel``, ``send_decision(s)``,
+``send_messages``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from awaken_contract.actions import ClearToolCallStates, ToolCallStatesKey
+from awaken_contract.contract.event import AgentEvent
+from awaken_contract.contract.event_sink import ChannelEventSink, EventSink, NullEventSink
+from awaken_contract.contract.identity import RunIdentity, RunOrigin
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.request import RunRequest, RunRequestOrigin
+from awaken_contract.contract.storage import (
+    RunDecision,
+    RunRecord,
+    RunRequestSnapshot,
+    ThreadRunStore,
+)
+from awaken_contract.contract.storage import RunRequestOrigin as StoredOrigin
+from awaken_contract.contract.suspension import ToolCallResume, ToolCallStatus
+from awaken_contract.errors import InvalidResume, ResolveError, ResolveFailed
+from awaken_contract.ids import new_id
+from awaken_contract.state import MutationBatch, UnknownKeyPolicy
+
+from awaken_runtime.loop_runner.history import (
+    has_visible_user_message,
+    strip_unpaired_tool_calls,
+    supersede_suspended_calls,
+)
+from awaken_runtime.loop_runner.loop import run_agent_loop
+from awaken_runtime.loop_runner.params import (
+    AgentLoopParams,
+    AgentRunResult,
+    DecisionBatch,
+    decisions_message,
+    inbox_message,
+)
+from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.plugins.loop_state import LoopStatePlugin
+from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
+from awaken_runtime.registry.registries import RegistrySet
+from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
+from awaken_runtime.runtime.active_registry import ActiveRunRegistry, RunHandle
+from awaken_runtime.state.store import StateStore
+
+__all__ = ["AgentRuntime"]
+
+_log = logging.getLogger(__name__)
+_ORIGINS = {
+    RunRequestOrigin.USER: RunOrigin.USER,
+    RunRequestOrigin.A2A: RunOrigin.SUBAGENT,
+    RunRequestOrigin.INTERNAL: RunOrigin.INTERNAL,
+}
+_ACTIVE_AGENT_KEY = "__runtime.active_agent"
+_loop_state_regs: list[KeyRegistration] | None = None
+
+
+def _loop_state_registrations() -> list[KeyRegistration]:
+    global _loop_state_regs
+    if _loop_state_regs is None:
+        plugin = LoopStatePlugin()
+        registrar = RuntimePluginRegistrar(plugin.descriptor().name)
+        plugin.register(registrar)
+        _loop_state_regs = list(registrar.keys)
+    return _loop_state_regs
+
+
+class AgentRuntime:
+    """Runs agents resolved by ``resolver``; persists through ``thread_run_store`` if set."""
+
+    def __init__(
+        self,
+        resolver: AgentResolver,
+        *,
+        registries: RegistrySet | None = None,
+        thread_run_store: ThreadRunStore | None = None,
+        profile_store: Any = None,
+    ) -> None:
+        self.resolver = resolver
+        self.registries = registries
+        self.thread_run_store = thread_run_store
+        self.profile_store = profile_store
+        self.active_runs = ActiveRunRegistry()
+
+    # ------------------------------------------------------------------ running
+    async def run(
+        self,
+        request: RunRequest,
+        sink: EventSink | None = None,
+        *,
+        wait_for_decisions: bool = True,
+    ) -> AgentRunResult:
+        """Run ``request`` to its end, sending every event to ``sink``.
+
+        When a tool call suspends, the run emits ``run_finish(suspended)`` and — with
+        ``wait_for_decisions`` (default) — waits for decisions sent through
+        :meth:`send_decisions` (or cancellation). With ``wait_for_decisions=False`` it
+        returns at once with termination ``suspended``; resume later with a new request that
+        carries decisions (possibly from another process sharing the store).
+        """
+        store = self.thread_run_store
+        agent_id = request.agent_id or await self._infer_agent_id(request.thread_id)
+        try:
+            agent = self.resolver.resolve(agent_id)
+        except ResolveError as exc:
+            raise ResolveFailed(str(exc)) from exc
+        run_id, continuation, previous = await self._pick_run_id(request)
+        handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
+        self.active_runs.register(handle)
+        try:
+            state = StateStore()
+            phase = PhaseRuntime(state)
+            state.register_keys(_loop_state_registrations())
+            state.register_keys(agent.env.key_registrations)
+            for plugin in agent.env.plugins:
+                plugin.bind_runtime_context(state, None)
+            history: list[Message] = []
+            if store is not None:
+                latest = previous if previous is not None else await self._latest_run(request)
+                if latest is not None and latest.state is not None:
+                    state.restore_thread_scoped(latest.state, UnknownKeyPolicy.SKIP)
+                history = await store.load_messages(request.thread_id) or []
+            history = self._clean_history(state, history, request)
+            if not request.messages_already_persisted:
+                history.extend(request.messages)
+            identity = RunIdentity(
+                thread_id=request.thread_id,
+                run_id=run_id,
+                agent_id=agent_id,
+                origin=_ORIGINS.get(request.origin, RunOrigin.USER),
+                parent_thread_id=request.parent_thread_id,
+                parent_run_id=request.parent_run_id,
+                dispatch_id=request.dispatch_id,
+                session_id=request.session_id,
+                transport_request_id=request.transport_request_id,
+                run_mode=request.run_mode,
+                adapter=request.adapter,
+            )
+            params = AgentLoopParams(
+                resolver=self.resolver,
+                agent_id=agent_id,
+                runtime=phase,
+                sink=sink if sink is not None else NullEventSink(),
+                checkpoint_store=store,
+                messages=history,
+                run_identity=identity,
+                cancellation_token=handle.token,
+                decision_rx=handle.control,
+                overrides=request.overrides,
+                frontend_tools=list(request.frontend_tools),
+                decisions=list(request.decisions),
+                is_continuation=continuation,
+                input_message_count=len(history),
+                previous_run=previous,
+                request_snapshot=self._snapshot(request, len(history)) if store else None,
+                resolved=agent,
+                wait_for_decisions=wait_for_decisions,
+            )
+            return await run_agent_loop(params)
+        finally:
+            self.active_runs.unregister(handle)
+
+    async def stream(
+        self, request: RunRequest, *, wait_for_decisions: bool = False
+    ) -> AsyncIterator[AgentEvent]:
+        """Run ``request`` and yield its events; leaving the iteration early cancels the run.
+
+        By default the stream ends at a suspension (the run stays resumable).
+        """
+        sink = ChannelEventSink()
+
+        async def drive() -> AgentRunResult:
+            try:
+                return await self.run(request, sink, wait_for_decisions=wait_for_decisions)
+            finally:
+                await sink.close()
+
+        task = asyncio.ensure_future(drive())
+        finished = False
+        try:
+            async for event in sink:
+                yield event
+            finished = True
+            await task
+        finally:
+            if not finished and not task.done():
+                handle = self.active_runs.by_thread(request.thread_id)
+                if handle is not None:
+                    handle.cancel()
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await task
+
+    async def run_to_completion(
+        self,
+        request: RunRequest,
+        sink: EventSink | None = None,
+        *,
+        decide: Any = None,
+    ) -> AgentRunResult:
+        """Run ``request`` answering every suspension inline; see :func:`run_to_completion`."""
+        from awaken_runtime.runtime.completion import run_to_completion
+
+        return await run_to_completion(self, request, sink, decide=decide)
+
+    # ------------------------------------------------------------------ control plane
+    def cancel(self, id_: str) -> bool:
+        """Cancel the live run with this run id or thread id."""
+        handle = self.active_runs.lookup(id_)
+        if handle is None:
+            return False
+        handle.cancel()
+        return True
+
+    def cancel_by_thread(self, thread_id: str) -> bool:
+        """Cancel the live run of a thread."""
+        handle = self.active_runs.by_thread(thread_id)
+        if handle is None:
+            return False
+        handle.cancel()
+        return True
+
+    def cancel_by_run_id(self, run_id: str) -> bool:
+        """Cancel a live run by id."""
+        handle = self.active_runs.by_run(run_id)
+        if handle is None:
+            return False
+        handle.cancel()
+        return True
+
+    async def cancel_and_wait_by_thread(self, thread_id: str, wait_secs: float = 5.0) -> bool:
+        """Cancel the thread's live run and wait (≤ ``wait_secs`` s) until it is released."""
+        handle = self.active_runs.by_thread(thread_id)
+        if handle is None:
+            return False
+        if handle.released is None:
+            handle.released = asyncio.Event()
+        handle.cancel()
+        try:
+            async with asyncio.timeout(wait_secs):
+                await handle.released.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    def send_decisions(self, id_: str, decisions: DecisionBatch) -> bool:
+        """Deliver decisions (``(call id or suspension id, decision)``) to a live run."""
+        handle = self.active_runs.lookup(id_)
+        if handle is None or not decisions:
+            return False
+        handle.send(decisions_message(decisions))
+        return True
+
+    def send_decision(self, id_: str, call_id: str, resume: ToolCallResume) -> bool:
+        """Deliver one decision to a live run (by run id or thread id)."""
+        return self.send_decisions(id_, [(call_id, resume)])
+
+    def send_messages(self, id_: str, messages: Sequence[Message]) -> bool:
+        """Deliver messages to a live run; they join the conversation at the next boundary."""
+        handle = self.active_runs.lookup(id_)
+        if handle is None or not messages:
+            return False
+        handle.send(inbox_message(list(messages)))
+        return True
+
+    def active_run_id(self, thread_id: str) -> str | None:
+        """The id of the thread's live run."""
+        handle = self.active_runs.by_thread(thread_id)
+        return handle.run_id if handle is not None else None
+
+    def resolve(self, agent_id: str) -> ResolvedAgent:
+        """Resolve an agent (raises ``ResolveError``)."""
+        return self.resolver.resolve(agent_id)
+
+    # ------------------------------------------------------------------ preparation
+    async def _latest_run(self, request: RunRequest) -> RunRecord | None:
+        store = self.thread_run_store
+        if store is None:
+            return None
+        thread = await store.load_thread(request.thread_id)
+        if thread is not None and thread.latest_run_id:
+            record = await store.load_run(thread.latest_run_id)
+            if record is not None:
+                return record
+        return await store.latest_run(request.thread_id)
+
+    async def _infer_agent_id(self, thread_id: str) -> str:
+        store = self.thread_run_store
+        if store is not None:
+            latest = await self._latest_run(RunRequest(thread_id))
+            if latest is not None:
+                state = latest.state
+                active = state.extensions.get(_ACTIVE_AGENT_KEY) if state is not None else None
+                if isinstance(active, str) and active.strip():
+                    return active.strip()
+                if latest.agent_id:
+                    return latest.agent_id
+        return "default"
+
+    async def _pick_run_id(self, request: RunRequest) -> tuple[str, bool, RunRecord | None]:
+        """``(run id, is continuation, previous record)`` by the spec's rules."""
+        store = self.thread_run_store
+        if request.continue_run_id:
+            run_id = request.continue_run_id
+            if store is None:
+                raise InvalidResume(f"continue_run_id '{run_id}' requires run storage")
+            record = await store.load_run(run_id)
+            if record is None:
+                raise InvalidResume(
+                    f"continue_run_id '{run_id}' does not reference an existing run"
+                )
+            return run_id, True, record
+        hint = (request.run_id_hint or "").strip()
+        if hint:
+            record = await store.load_run(hint) if store is not None else None
+            if record is not None and record.status.value != "created":
+                raise InvalidResume(f"run_id_hint '{hint}' already exists as a run")
+            return hint, False, None
+        if request.dispatch_id_hint:
+            dispatch = request.dispatch_id_hint
+            if store is not None and await store.load_run(dispatch) is not None:
+                raise InvalidResume(f"dispatch_id_hint '{dispatch}' already exists as a run")
+            return dispatch, False, None
+        if store is not None:
+            waiting = await self._waiting_run(request.thread_id)
+            if waiting is not None:
+                return waiting.run_id, True, waiting
+        return new_id(), False, None
+
+    async def _waiting_run(self, thread_id: str) -> RunRecord | None:
+        store = self.thread_run_store
+        assert store is not None
+        thread = await store.load_thread(thread_id)
+        if thread is not None and thread.open_run_id:
+            record = await store.load_run(thread.open_run_id)
+            if (
+                record is not None
+                and record.thread_id == thread_id
+                and record.is_resumable_waiting()
+            ):
+                return record
+        latest = await self._latest_run(RunRequest(thread_id))
+        if latest is not None and latest.is_resumable_waiting():
+            return latest
+        return None
+
+    @staticmethod
+    def _clean_history(
+        state: StateStore, history: list[Message], request: RunRequest
+    ) -> list[Message]:
+        if not history:
+            return history
+        if not request.decisions and has_visible_user_message(request.messages):
+            calls = state.snapshot().get(ToolCallStatesKey)
+            if calls is not None:
+                suspended = {
+                    c.call_id for c in calls.calls.values() if c.status is ToolCallStatus.SUSPENDED
+                }
+                if suspended:
+                    history = supersede_suspended_calls(history, suspended)
+                    state.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
+        return strip_unpaired_tool_calls(history)
+
+    @staticmethod
+    def _snapshot(request: RunRequest, total: int) -> RunRequestSnapshot:
+        return RunRequestSnapshot(
+            origin=StoredOrigin(request.origin.value),
+            input_message_ids=[m.id for m in request.messages if m.id],
+            input_message_count=len(request.messages),
+            decisions=[RunDecision(call_id=c, resume=r) for c, r in request.decisions],
+            frontend_tools=list(request.frontend_tools),
+            parent_thread_id=request.parent_thread_id,
+            transport_request_id=request.transport_request_id,
+        )

@@ -1,0 +1,76 @@
+"""``run_to_completion``: drive a run to a final state, answering approvals inline.
+
+Every suspended tool call is passed to ``decide`` (default: approve) and the answer is sent to
+the live run, which resumes in place. Useful for scripts, tests and trusted automation.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from awaken_contract.contract.event import AgentEvent, RunFinish, ToolCallDone
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.lifecycle import TerminationKind
+from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.suspension import ToolCallOutcome, ToolCallResume
+
+if TYPE_CHECKING:
+    from awaken_runtime.loop_runner.params import AgentRunResult
+    from awaken_runtime.runtime.agent_runtime import AgentRuntime
+
+__all__ = ["Decider", "approve_all", "run_to_completion"]
+
+#: Decides a suspended call: receives its ``tool_call_done`` event, returns the decision.
+Decider = Callable[[ToolCallDone], ToolCallResume | Awaitable[ToolCallResume]]
+
+
+def approve_all(event: ToolCallDone) -> ToolCallResume:
+    """Approve every suspended call."""
+    return ToolCallResume.resume(True)
+
+
+class _AnsweringSink(EventSink):
+    """Forwards events and answers suspensions through the runtime's decision channel."""
+
+    def __init__(
+        self, runtime: AgentRuntime, thread_id: str, inner: EventSink | None, decide: Decider
+    ) -> None:
+        self.runtime = runtime
+        self.thread_id = thread_id
+        self.inner = inner
+        self.decide = decide
+        self.pending: list[ToolCallDone] = []
+
+    async def emit(self, event: AgentEvent) -> None:
+        if self.inner is not None:
+            await self.inner.emit(event)
+        if isinstance(event, ToolCallDone) and event.outcome is ToolCallOutcome.SUSPENDED:
+            self.pending.append(event)
+        elif (
+            isinstance(event, RunFinish)
+            and event.termination.type is TerminationKind.SUSPENDED
+            and self.pending
+        ):
+            batch = []
+            for done in self.pending:
+                answer = self.decide(done)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+                assert isinstance(answer, ToolCallResume)
+                batch.append((done.id, answer))
+            self.pending = []
+            self.runtime.send_decisions(self.thread_id, batch)
+
+
+async def run_to_completion(
+    runtime: AgentRuntime,
+    request: RunRequest,
+    sink: EventSink | None = None,
+    *,
+    decide: Decider | None = None,
+) -> AgentRunResult:
+    """Run ``request``; each suspension is answered by ``decide`` (default :func:`approve_all`)."""
+    answering = _AnsweringSink(runtime, request.thread_id, sink, decide or approve_all)
+    return await runtime.run(request, answering, wait_for_decisions=True)

@@ -1,0 +1,129 @@
+"""AG-UI routes: runs (body-, thread- or agent-addressed), interrupt and history.
+
+Mount with ``create_app(state, extra_routes=ag_ui_routes())``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awaken_contract.codec import to_builtins
+from awaken_contract.contract.identity import AdapterKind
+from awaken_contract.ids import new_id
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from awaken_server.app import AppState, state_of
+from awaken_server.mailbox.submission import RunSubmission
+from awaken_server.protocols.ag_ui.encoder import AgUiEncoder
+from awaken_server.protocols.ag_ui.request import AgUiRunInput, RunAgentInput, decode_run_input
+from awaken_server.protocols.control import interrupt_thread
+from awaken_server.protocols.frontend_context import with_frontend_context
+from awaken_server.protocols.paging import page, visible
+from awaken_server.protocols.relay import EncodingSink, stream_frames, waiting_targets
+from awaken_server.runtime_port import runtime_send_decision, runtime_send_messages
+from awaken_server.sse import RunEventHub
+from awaken_server.wire import json_response, read_json
+
+AG_UI_STREAM_HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+}
+"""Response headers of every AG-UI streaming route."""
+
+_TERMINAL_EVENTS = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+
+
+def _is_terminal(event: dict[str, Any]) -> bool:
+    return event.get("type") in _TERMINAL_EVENTS
+
+
+async def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> RunEventHub | None:
+    """Hand the decisions to the run waiting live on the thread; its stream, when accepted."""
+    run_id = state.mailbox.active_run_id(thread_id)
+    if run_id is None:
+        return None
+    hub = RunEventHub(new_id(), thread_id, state.config.replay_buffer_capacity)
+    encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id)
+    if not state.mailbox.reconnect_sink(thread_id, EncodingSink(encoder.encode, hub, _is_terminal)):
+        return None
+    accepted = False
+    for target, resume in run.decisions:
+        accepted = await runtime_send_decision(state.runtime, run_id, target, resume) or accepted
+    if not accepted:
+        return None
+    if run.messages:
+        await runtime_send_messages(state.runtime, run_id, run.messages)
+    return hub
+
+
+async def _run(
+    request: Request, *, thread_id: str | None = None, agent_id: str | None = None
+) -> Response:
+    state = state_of(request)
+    body = RunAgentInput.from_json(await read_json(request))
+    thread_id = thread_id or body.thread_id or new_id()
+    stored = await state.store.load_messages(thread_id) or []
+    run = decode_run_input(
+        body,
+        known_ids={m.id for m in stored if m.id},
+        has_history=bool(stored),
+        waiting_targets=await waiting_targets(state, thread_id),
+    )
+    if run.decisions:
+        live = await _deliver_live(state, thread_id, run)
+        if live is not None:
+            return stream_frames(state, live, AG_UI_STREAM_HEADERS)
+    hub = RunEventHub(new_id(), thread_id, state.config.replay_buffer_capacity)
+    sink = EncodingSink(AgUiEncoder().encode, hub, _is_terminal)
+    submission = RunSubmission(
+        thread_id=thread_id,
+        messages=with_frontend_context(run.messages, run.context),
+        agent_id=agent_id or run.agent_id,
+        adapter=AdapterKind.AG_UI,
+        decisions=run.decisions,
+        frontend_tools=run.frontend_tools,
+    )
+    handle = await state.mailbox.submit(submission, sink=sink)
+    handle.task.add_done_callback(lambda _: hub.close())
+    return stream_frames(state, hub, AG_UI_STREAM_HEADERS)
+
+
+async def run(request: Request) -> Response:
+    """``POST /v1/ag-ui/run``: run the body's thread, streaming AG-UI events."""
+    return await _run(request)
+
+
+async def thread_run(request: Request) -> Response:
+    """``POST /v1/ag-ui/threads/:thread_id/runs``: the path names the thread."""
+    return await _run(request, thread_id=request.path_params["thread_id"])
+
+
+async def agent_run(request: Request) -> Response:
+    """``POST /v1/ag-ui/agents/:agent_id/runs``: the path names the agent."""
+    return await _run(request, agent_id=request.path_params["agent_id"])
+
+
+async def thread_messages(request: Request) -> Response:
+    """``GET /v1/ag-ui/threads/:thread_id/messages``: ``{id, role, content: [blocks]}`` pages."""
+    state = state_of(request)
+    messages = await state.store.load_messages(request.path_params["thread_id"]) or []
+    result = page(visible(messages, request), request)
+    result["messages"] = [
+        {"id": m.id, "role": m.role.value, "content": to_builtins(m.content)}
+        for m in result["messages"]
+    ]
+    return json_response(result)
+
+
+def ag_ui_routes() -> list[BaseRoute]:
+    """Every AG-UI route."""
+    return [
+        Route("/v1/ag-ui/run", run, methods=["POST"]),
+        Route("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        Route("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        Route("/v1/ag-ui/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),
+        Route("/v1/ag-ui/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
+    ]

@@ -1,0 +1,150 @@
+"""AI SDK v6 routes: chat / thread / agent runs, stream resume, history, cancel, interrupt.
+
+Mount with ``create_app(state, extra_routes=ai_sdk_routes())``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awaken_contract.contract.identity import AdapterKind
+from awaken_contract.ids import new_id
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from awaken_server.app import AppState, state_of
+from awaken_server.mailbox.submission import RunSubmission
+from awaken_server.protocols.ai_sdk_v6.encoder import AiSdkEncoder
+from awaken_server.protocols.ai_sdk_v6.history import encode_history
+from awaken_server.protocols.ai_sdk_v6.request import ChatRequest, decode_chat_input
+from awaken_server.protocols.control import cancel_thread, interrupt_thread
+from awaken_server.protocols.frontend_context import with_frontend_context
+from awaken_server.protocols.paging import page, visible
+from awaken_server.protocols.relay import (
+    EncodingSink,
+    empty_stream,
+    stored_message_ids,
+    stream_frames,
+    waiting_targets,
+)
+from awaken_server.runtime_port import runtime_send_decision
+from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
+from awaken_server.wire import json_response, read_json
+
+UI_MESSAGE_STREAM_HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+    "x-vercel-ai-ui-message-stream": "v1",
+}
+"""Response headers of every AI SDK streaming route."""
+
+_HUBS_KEY = "ai_sdk.hubs"
+_TERMINAL_PARTS = frozenset({"finish", "error"})
+
+
+def _is_terminal(part: dict[str, Any]) -> bool:
+    return part.get("type") in _TERMINAL_PARTS
+
+
+def stream_hubs(state: AppState) -> EventHubRegistry:
+    """The replay buffers of AI SDK streams (one per chat request, latest per thread)."""
+    hubs = state.extra.get(_HUBS_KEY)
+    if not isinstance(hubs, EventHubRegistry):
+        hubs = EventHubRegistry(state.config.replay_buffer_capacity)
+        state.extra[_HUBS_KEY] = hubs
+    return hubs
+
+
+def _new_stream(state: AppState, thread_id: str) -> tuple[RunEventHub, EncodingSink]:
+    hubs = stream_hubs(state)
+    hubs.purge()
+    hub = hubs.open(new_id(), thread_id)
+    return hub, EncodingSink(AiSdkEncoder().encode, hub, _is_terminal)
+
+
+async def _deliver_live(state: AppState, thread_id: str, chat_decisions: Any, sink: Any) -> bool:
+    """Hand decisions to the run waiting live on ``thread_id``; its events go to ``sink``."""
+    run_id = state.mailbox.active_run_id(thread_id)
+    if run_id is None or not state.mailbox.reconnect_sink(thread_id, sink):
+        return False
+    accepted = False
+    for target, resume in chat_decisions:
+        accepted = await runtime_send_decision(state.runtime, run_id, target, resume) or accepted
+    return accepted
+
+
+async def _chat(
+    request: Request, *, thread_id: str | None = None, agent_id: str | None = None
+) -> Response:
+    state = state_of(request)
+    chat_request = ChatRequest.from_json(await read_json(request))
+    thread_id = thread_id or chat_request.thread_id or new_id()
+    chat = decode_chat_input(
+        chat_request,
+        known_ids=await stored_message_ids(state, thread_id),
+        waiting_targets=await waiting_targets(state, thread_id),
+    )
+    hub, sink = _new_stream(state, thread_id)
+    if chat.decisions and await _deliver_live(state, thread_id, chat.decisions, sink):
+        return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
+    if not chat.messages and not chat.decisions:
+        hub.close()
+        return empty_stream(UI_MESSAGE_STREAM_HEADERS)
+    submission = RunSubmission(
+        thread_id=thread_id,
+        messages=with_frontend_context(chat.messages, chat.state),
+        agent_id=agent_id or chat.agent_id,
+        adapter=AdapterKind.AI_SDK,
+        decisions=chat.decisions,
+    )
+    handle = await state.mailbox.submit(submission, sink=sink)
+    handle.task.add_done_callback(lambda _: hub.close())
+    return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
+
+
+async def chat(request: Request) -> Response:
+    """``POST /v1/ai-sdk/chat``: run (or resume) the body's thread, streaming UI parts."""
+    return await _chat(request)
+
+
+async def thread_run(request: Request) -> Response:
+    """``POST /v1/ai-sdk/threads/:thread_id/runs``: the path names the thread."""
+    return await _chat(request, thread_id=request.path_params["thread_id"])
+
+
+async def agent_run(request: Request) -> Response:
+    """``POST /v1/ai-sdk/agents/:agent_id/runs``: the path names the agent."""
+    return await _chat(request, agent_id=request.path_params["agent_id"])
+
+
+async def resume_stream(request: Request) -> Response:
+    """``GET /v1/ai-sdk/chat/:thread_id/stream``: replay after ``Last-Event-ID``, then live."""
+    state = state_of(request)
+    hub = stream_hubs(state).for_thread(request.path_params["thread_id"])
+    if hub is None or hub.closed:
+        return Response(status_code=204)
+    after = parse_last_event_id(request.headers.get("last-event-id"))
+    return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS, after=after)
+
+
+async def thread_messages(request: Request) -> Response:
+    """``GET /v1/ai-sdk/threads/:thread_id/messages``: history as UI messages, paginated."""
+    state = state_of(request)
+    messages = await state.store.load_messages(request.path_params["thread_id"]) or []
+    return json_response(page(encode_history(visible(messages, request)), request))
+
+
+def ai_sdk_routes() -> list[BaseRoute]:
+    """Every AI SDK v6 route."""
+    return [
+        Route("/v1/ai-sdk/chat", chat, methods=["POST"]),
+        Route("/v1/ai-sdk/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        Route("/v1/ai-sdk/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        Route("/v1/ai-sdk/chat/{thread_id}/stream", resume_stream, methods=["GET"]),
+        Route("/v1/ai-sdk/threads/{thread_id}/stream", resume_stream, methods=["GET"]),
+        Route("/v1/ai-sdk/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
+        Route("/v1/ai-sdk/threads/{thread_id}/cancel", cancel_thread, methods=["POST"]),
+        Route("/v1/ai-sdk/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),
+    ]

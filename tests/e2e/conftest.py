@@ -1,0 +1,198 @@
+"""Shared e2e fixtures: a live Awaken server on a loopback port and the Node client harness.
+
+The server is the real thing — runtime, SQLite store (a real file), mailbox, Starlette app and
+uvicorn on a real socket — with one mock: a scripted model. It calls ``get_weather`` (a server
+tool) for weather questions and the client's ``pick_color`` frontend tool when one is offered,
+then answers in text once it has a tool result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from awaken_contract.contract.content import ContentBlock
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
+from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.message import Role, ToolCall
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.ids import new_id
+from awaken_contract.registry_spec import AgentSpec, ModelSpec
+from awaken_runtime import AgentRuntimeBuilder
+from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.protocols.ag_ui import ag_ui_routes
+from awaken_server.protocols.ai_sdk_v6 import ai_sdk_routes
+from awaken_stores import SqliteStore
+
+JS_DIR = Path(__file__).parent / "js"
+AGENT_ID = "assistant"
+
+
+class WeatherTool(Tool):
+    """A server-side tool with a deterministic answer."""
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("get_weather", "Get Weather", "Weather for a city").with_parameters(
+            {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+        )
+
+    async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
+        return ToolResult.success("get_weather", {"forecast": f"sunny in {args['city']}"})
+
+
+class ScriptedModel(LlmExecutor):
+    """The only mock: decides from the request what a model would do next."""
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        last = request.messages[-1] if request.messages else None
+        if last is not None and last.role is Role.TOOL:
+            text = f"Done: {last.text()}"
+            return StreamResult(
+                content=[ContentBlock.text(text)],
+                tool_calls=[],
+                usage=None,
+                stop_reason=StopReason.END_TURN,
+                has_incomplete_tool_calls=False,
+            )
+        offered = {tool.id for tool in request.tools}
+        if "pick_color" in offered:
+            call = ToolCall(f"call_{new_id()}", "pick_color", {"hint": "wall"})
+        else:
+            call = ToolCall(f"call_{new_id()}", "get_weather", {"city": "Tokyo"})
+        return StreamResult(
+            content=[ContentBlock.text("Let me check.")],
+            tool_calls=[call],
+            usage=None,
+            stop_reason=StopReason.TOOL_USE,
+            has_incomplete_tool_calls=False,
+        )
+
+    def name(self) -> str:
+        return "scripted"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LiveServer:
+    """uvicorn serving the Awaken app (native + AI SDK + AG-UI routes) in a background thread."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self._server: uvicorn.Server | None = None
+        self._thread = threading.Thread(target=self._run, name="awaken-e2e-server", daemon=True)
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as exc:  # surfaced by start()
+            self._error = exc
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        store = SqliteStore(self.db_path)
+        runtime = (
+            AgentRuntimeBuilder()
+            .with_agent_spec(
+                AgentSpec(AGENT_ID)
+                .with_model("m")
+                .with_system_prompt("Be helpful.")
+                .with_max_rounds(5)
+            )
+            .with_tool("get_weather", WeatherTool())
+            .with_provider("scripted", ScriptedModel())
+            .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+            .with_thread_run_store(store)
+            .build()
+        )
+        state = AppState.build(runtime, store, config=ServerConfig(default_agent_id=AGENT_ID))
+        app = create_app(state, extra_routes=[*ai_sdk_routes(), *ag_ui_routes()])
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        self._server = uvicorn.Server(config)
+        server = self._server
+        original_startup = server.startup
+
+        async def startup(sockets: Any = None) -> None:
+            await original_startup(sockets)
+            self._ready.set()
+
+        server.startup = startup  # type: ignore[method-assign]
+        await server.serve()
+        await store.close()
+
+    def start(self) -> LiveServer:
+        self._thread.start()
+        self._ready.wait(30)
+        if self._error is not None:
+            raise RuntimeError("the e2e server failed to start") from self._error
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        self._thread.join(30)
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A running server with a fresh SQLite database."""
+    server = LiveServer(tmp_path_factory.mktemp("awaken-e2e") / "awaken.db").start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def node_harness() -> Path:
+    """``tests/e2e/js`` with its dependencies installed by ``npm ci`` from the lockfile.
+
+    Skips when Node/npm are absent, except under CI (``CI`` set), where that is a failure.
+    """
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node and npm are required for the protocol e2e tests under CI")
+        pytest.skip("node/npm not installed")
+    lock = JS_DIR / "package-lock.json"
+    marker = JS_DIR / "node_modules" / ".package-lock.json"
+    if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=JS_DIR, check=True, capture_output=True
+        )
+    return JS_DIR
+
+
+@pytest.fixture(scope="session")
+def run_node(node_harness: Path) -> Callable[..., dict[str, Any]]:
+    """Run a harness script with arguments; its stdout is a JSON report."""
+
+    def run(script: str, *args: str) -> dict[str, Any]:
+        node = shutil.which("node")
+        assert node is not None
+        done = subprocess.run(
+            [node, script, *args], cwd=node_harness, capture_output=True, text=True, timeout=90
+        )
+        assert done.returncode == 0, done.stderr
+        report: dict[str, Any] = json.loads(done.stdout)
+        return report
+
+    return run

@@ -1,0 +1,68 @@
+"""AG-UI end to end: ``@ag-ui/core`` schemas and the ``@ag-ui/client`` HttpAgent, live server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+
+@pytest.fixture(scope="module")
+def report(live_server: Any, run_node: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    return run_node("ag-ui.mjs", live_server.base_url, "ag-ui-e2e")
+
+
+def test_every_event_validates_against_ag_ui_core(report: dict[str, Any]) -> None:
+    raw = report["raw"]
+    assert "error" not in raw, raw.get("error")
+    assert raw["status"] == 200 and raw["contentType"].startswith("text/event-stream")
+    assert raw["invalid"] == []
+    types = raw["types"]
+    assert types[0] == "RUN_STARTED" and types[-1] == "RUN_FINISHED"
+    for expected in ("TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"):
+        assert expected in types
+    assert "TEXT_MESSAGE_CONTENT" in types and "STATE_SNAPSHOT" in types
+
+
+def test_http_agent_completes_a_tool_call_run(report: dict[str, Any]) -> None:
+    agent = report["agent"]
+    assert "error" not in agent, agent.get("error")
+    assert agent["events"][0] == "RUN_STARTED" and agent["events"][-1] == "RUN_FINISHED"
+    messages = agent["messages"]
+    calls = [c for m in messages if m["role"] == "assistant" for c in m.get("toolCalls", [])]
+    assert [c["function"]["name"] for c in calls] == ["get_weather"]
+    results = [m for m in messages if m["role"] == "tool"]
+    assert [r["toolCallId"] for r in results] == [calls[0]["id"]]
+    assert results[0]["content"] == '{"forecast":"sunny in Tokyo"}'
+    final = [m for m in messages if m["role"] == "assistant" and m.get("content")]
+    assert final[-1]["content"] == 'Done: {"forecast":"sunny in Tokyo"}'
+
+
+def test_http_agent_frontend_tool_interrupt_and_resume(report: dict[str, Any]) -> None:
+    frontend = report["frontend"]
+    assert "error" not in frontend, frontend.get("error")
+    assert frontend["firstOutcome"] == "interrupt"
+    [interrupt] = frontend["interrupts"]
+    assert interrupt["reason"] == "tool:pick_color"
+    assert frontend["pendingAfterFirst"] == [interrupt["id"]]
+    assert frontend["secondOutcome"] == "success"
+    assert "TOOL_CALL_RESULT" in frontend["second"]
+    final = [m for m in frontend["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert final[-1]["content"] == 'Done: {"color":"blue"}'
+
+
+def test_history_interrupt_and_errors(live_server: Any, report: dict[str, Any]) -> None:
+    with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
+        history = client.get("/v1/ag-ui/threads/ag-ui-e2e-agent/messages").json()
+        assert history["messages"][0]["role"] == "user"
+        assert history["messages"][0]["content"] == [{"type": "text", "text": "Weather in Tokyo?"}]
+        empty = client.post("/v1/ag-ui/run", json={"threadId": "x", "messages": []})
+        assert empty.status_code == 400
+        assert empty.json() == {"error": "at least one message is required"}
+        assert client.post("/v1/ag-ui/threads/nobody/interrupt").status_code == 404
+        bad_tools = client.post(
+            "/v1/ag-ui/run", json={"messages": [{"role": "user", "content": "x"}], "tools": {}}
+        )
+        assert bad_tools.status_code == 400

@@ -1,0 +1,67 @@
+"""AI SDK v6 end to end: the official ``ai`` client against a live server, plus HTTP checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+
+def test_ai_sdk_client_rebuilds_the_assistant_message(
+    live_server: Any, run_node: Callable[..., dict[str, Any]]
+) -> None:
+    report = run_node("ai-sdk.mjs", live_server.base_url, "ai-sdk-e2e-thread")
+    assert report["errors"] == []
+    assert report["status"] == 200
+    assert report["headers"]["content-type"].startswith("text/event-stream")
+    assert report["headers"]["x-vercel-ai-ui-message-stream"] == "v1"
+    assert report["headers"]["cache-control"] == "no-cache"
+    types = report["chunkTypes"]
+    assert types[0] == "start" and types[-1] == "finish"
+    message = report["message"]
+    assert message["role"] == "assistant"
+    parts = message["parts"]
+    tools = [p for p in parts if p["type"] == "tool-get_weather"]
+    assert len(tools) == 1
+    assert tools[0]["state"] == "output-available"
+    assert tools[0]["input"] == {"city": "Tokyo"}
+    assert tools[0]["output"] == {"forecast": "sunny in Tokyo"}
+    texts = [p["text"] for p in parts if p["type"] == "text"]
+    assert texts[-1] == 'Done: {"forecast":"sunny in Tokyo"}'
+    assert all(p["state"] == "done" for p in parts if p["type"] == "text")
+    assert report["resumeAfterFinish"] is True
+
+
+def test_history_and_control_routes(live_server: Any) -> None:
+    base = live_server.base_url
+    with httpx.Client(base_url=base, timeout=30) as client:
+        body = {"threadId": "ai-sdk-http", "messages": [{"role": "user", "content": "hi"}]}
+        with client.stream("POST", "/v1/ai-sdk/chat", json=body) as response:
+            assert response.status_code == 200
+            frames = [line for line in response.iter_lines() if line.startswith("id: ")]
+        assert frames[0] == "id: 0"
+        history = client.get("/v1/ai-sdk/threads/ai-sdk-http/messages").json()
+        roles = [m["role"] for m in history["messages"]]
+        assert roles == ["user", "assistant", "assistant"]
+        assert history["messages"][1]["parts"][1]["state"] == "output-available"
+        assert history["has_more"] is False and history["next_cursor"] is None
+        first = client.get("/v1/ai-sdk/threads/ai-sdk-http/messages?limit=1").json()
+        assert first["total"] == 3 and first["has_more"] and first["next_cursor"] == "1"
+        bad = client.get("/v1/ai-sdk/threads/ai-sdk-http/messages?cursor=x")
+        assert bad.status_code == 400
+        assert bad.json() == {"error": "cursor must be an unsigned integer offset"}
+        # resending the same user message (same id) is not new input
+        again = client.post("/v1/ai-sdk/chat", json={"threadId": "ai-sdk-http", "messages": []})
+        assert again.status_code == 400
+        assert again.json() == {"error": "no new messages or interaction responses"}
+        assert client.get("/v1/ai-sdk/chat/ai-sdk-http/stream").status_code == 204
+        assert client.get("/v1/ai-sdk/threads/nobody/stream").status_code == 204
+        missing = client.post("/v1/ai-sdk/threads/nobody/cancel")
+        assert missing.status_code == 404
+        assert missing.json() == {"error": "thread not found: nobody"}
+        assert client.post("/v1/ai-sdk/threads/nobody/interrupt").status_code == 404
+        malformed = client.post(
+            "/v1/ai-sdk/chat", content=b"{", headers={"content-type": "application/json"}
+        )
+        assert malformed.status_code == 400
