@@ -8,6 +8,7 @@ the packages: run ``uv run python scripts/gen_facade.py`` after adding public na
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -60,6 +61,23 @@ TOP_LEVEL = [
 ]
 
 
+def _assigned_names(module: types.ModuleType) -> set[str]:
+    """Names bound by top-level assignments in the module's own source."""
+    source_file = getattr(module, "__file__", None)
+    if not source_file:
+        return set()
+    tree = ast.parse(Path(source_file).read_text())
+    names: set[str] = set()
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
 def public_names(module_name: str) -> list[str] | None:
     """Public names a module defines or explicitly exports; None when it can't be imported."""
     try:
@@ -69,17 +87,16 @@ def public_names(module_name: str) -> list[str] | None:
     explicit = getattr(module, "__all__", None)
     if explicit is not None:
         return sorted(set(explicit))
+    assigned = _assigned_names(module)
     names = []
     for name, value in vars(module).items():
         if name.startswith("_") or isinstance(value, types.ModuleType):
             continue
-        owner = getattr(value, "__module__", None)
-        if (inspect.isclass(value) or inspect.isfunction(value)) and owner != module_name:
-            continue
-        if not (inspect.isclass(value) or inspect.isfunction(value)) and not name.isupper():
-            # type aliases (unions) and constants: keep UPPER_CASE constants and Any* aliases
-            if not name.startswith("Any"):
+        if inspect.isclass(value) or inspect.isfunction(value):
+            if getattr(value, "__module__", None) != module_name:
                 continue
+        elif name not in assigned:
+            continue  # imported constants/aliases belong to their own module
         names.append(name)
     return sorted(names)
 

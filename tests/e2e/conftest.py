@@ -25,6 +25,12 @@ from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import StopReason, StreamResult
 from awaken_contract.contract.message import Role, ToolCall
+from awaken_contract.contract.suspension import (
+    PendingToolCall,
+    SuspendTicket,
+    Suspension,
+    ToolCallResumeMode,
+)
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
@@ -50,6 +56,23 @@ class WeatherTool(Tool):
         return ToolResult.success("get_weather", {"forecast": f"sunny in {args['city']}"})
 
 
+class DeployTool(Tool):
+    """Needs a human's approval: suspends (replay mode) until a decision replays the call."""
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("deploy", "Deploy", "Deploy the app (asks for approval)")
+
+    async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
+        if ctx.resume_input is not None:
+            return ToolResult.success("deploy", {"deployed": True})
+        ticket = SuspendTicket(
+            suspension=Suspension(id=f"perm_{ctx.call_id}", action="tool:PermissionConfirm"),
+            pending=PendingToolCall(id=ctx.call_id, name="deploy", arguments=args),
+            resume_mode=ToolCallResumeMode.REPLAY_TOOL_CALL,
+        )
+        return ToolResult.suspended_with("deploy", "approve the deployment", ticket)
+
+
 class ScriptedModel(LlmExecutor):
     """The only mock: decides from the request what a model would do next."""
 
@@ -65,7 +88,10 @@ class ScriptedModel(LlmExecutor):
                 has_incomplete_tool_calls=False,
             )
         offered = {tool.id for tool in request.tools}
-        if "pick_color" in offered:
+        asked = last.text() if last is not None else ""
+        if "deploy" in asked:
+            call = ToolCall(f"call_{new_id()}", "deploy", {})
+        elif "pick_color" in offered:
             call = ToolCall(f"call_{new_id()}", "pick_color", {"hint": "wall"})
         else:
             call = ToolCall(f"call_{new_id()}", "get_weather", {"city": "Tokyo"})
@@ -118,6 +144,7 @@ class LiveServer:
                 .with_max_rounds(5)
             )
             .with_tool("get_weather", WeatherTool())
+            .with_tool("deploy", DeployTool())
             .with_provider("scripted", ScriptedModel())
             .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
             .with_thread_run_store(store)

@@ -65,3 +65,25 @@ def test_history_and_control_routes(live_server: Any) -> None:
             "/v1/ai-sdk/chat", content=b"{", headers={"content-type": "application/json"}
         )
         assert malformed.status_code == 400
+
+
+def test_tool_approval_round_trip(
+    live_server: Any, run_node: Callable[..., dict[str, Any]]
+) -> None:
+    report = run_node("ai-sdk-hitl.mjs", live_server.base_url, "ai-sdk-hitl", "true")
+    assert report["errors"] == []
+    [asked] = [p for p in report["first"]["parts"] if p["type"] == "tool-deploy"]
+    assert asked["state"] == "approval-requested"
+    assert asked["approval"]["id"] == f"perm_{asked['toolCallId']}"
+    [done] = [p for p in report["second"]["parts"] if p["type"] == "tool-deploy"]
+    assert done["state"] == "output-available" and done["output"] == {"deployed": True}
+    texts = [p["text"] for p in report["second"]["parts"] if p["type"] == "text"]
+    assert texts[-1] == 'Done: {"deployed":true}'
+    assert report["secondTypes"][-1] == "finish"
+
+
+def test_tool_denial_round_trip(live_server: Any, run_node: Callable[..., dict[str, Any]]) -> None:
+    report = run_node("ai-sdk-hitl.mjs", live_server.base_url, "ai-sdk-deny", "false")
+    assert report["errors"] == []
+    [denied] = [p for p in report["second"]["parts"] if p["type"] == "tool-deploy"]
+    assert denied["state"] == "output-denied"

@@ -157,7 +157,6 @@ from awaken_contract.errors import (
 from awaken_contract.contract.request import (
     RunRequest,
     RunRequestOrigin,
-    TYPE_CHECKING,
 )
 
 from awaken_runtime import (
@@ -310,7 +309,6 @@ __all__ = [
     "StorageError",
     "StorageIoError",
     "StorageNotFound",
-    "TYPE_CHECKING",
     "ThreadAlreadyRunning",
     "ToolAlreadyRegistered",
     "ToolError",

@@ -123,6 +123,7 @@ class _Worker:
     thread_id: str
     state: WorkerState = WorkerState.IDLE
     job_id: str | None = None
+    claim_token: str | None = None
     run_id: str | None = None
     runtime: Any = None
     sink: ReconnectableEventSink | None = None
@@ -231,6 +232,18 @@ class Mailbox:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._maintenance = []
+        # A run parked on a human decision would wait forever: stop it now (its durable state
+        # stays "waiting" and a decision after restart resumes it from the checkpoint).
+        parked = [w for w in self._workers.values() if w.suspended and w.task is not None]
+        for worker in parked:
+            job_id, token, task = worker.job_id, worker.claim_token, worker.task
+            assert task is not None
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            if job_id and token:
+                with contextlib.suppress(Exception):
+                    await self.store.ack(job_id, token, now_ms())
         tasks = [w.task for w in self._workers.values() if w.task is not None and not w.task.done()]
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=drain_secs)
@@ -485,6 +498,7 @@ class Mailbox:
     ) -> asyncio.Task[None]:
         worker.state = WorkerState.RUNNING
         worker.job_id = job.job_id
+        worker.claim_token = job.claim_token
         worker.run_id = job.run_id
         worker.runtime = self.runtime
         worker.sink = target
@@ -562,6 +576,14 @@ class Mailbox:
             await self._ack(job, token)
             return
         await self.store.record_job_start(job.job_id, token, instance_id, now_ms())
+        _log.info(
+            "job start job_id=%s run_id=%s thread_id=%s consumer=%s attempt=%d",
+            job.job_id,
+            run_id,
+            job.mailbox_id,
+            self.consumer_id,
+            job.attempt_count,
+        )
         try:
             result = await worker.runtime.run(request, sink)
         except (ResolveError, AgentRuntimeError) as exc:

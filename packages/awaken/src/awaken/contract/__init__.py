@@ -14,6 +14,7 @@ from awaken_contract.contract.content import (
     ContentBlock,
     DocumentBlock,
     ImageBlock,
+    MediaSource,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
@@ -68,7 +69,6 @@ from awaken_contract.contract.event_sink import (
 from awaken_contract.contract.executor import (
     InferenceRequest,
     LlmExecutor,
-    TYPE_CHECKING,
     stream_events_of,
 )
 
@@ -259,6 +259,7 @@ __all__ = [
     "MailboxRunResult",
     "MailboxStore",
     "MaxRounds",
+    "MediaSource",
     "Message",
     "MessageMetadata",
     "MessagePage",
@@ -311,7 +312,6 @@ __all__ = [
     "T",
     "TOOL_CALL_PROGRESS_ACTIVITY_TYPE",
     "TOOL_CALL_PROGRESS_SCHEMA",
-    "TYPE_CHECKING",
     "TerminationKind",
     "TerminationReason",
     "TextBlock",

@@ -5,11 +5,9 @@
 from awaken_contract.contract.request import (
     RunRequest,
     RunRequestOrigin,
-    TYPE_CHECKING,
 )
 
 __all__ = [
     "RunRequest",
     "RunRequestOrigin",
-    "TYPE_CHECKING",
 ]

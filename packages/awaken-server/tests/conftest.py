@@ -1,0 +1,166 @@
+"""Fixtures: a real uvicorn server on a free loopback port, driven with httpx."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from awaken_contract.testing.postgres import postgres_dsn
+from awaken_server.app import AppState, ServerConfig
+from awaken_server.bootstrap import default_system_config
+from awaken_server.mailbox import MailboxConfig
+from awaken_server.serve import prepare_app
+from awaken_stores import InMemoryStore
+
+__all__ = ["postgres_dsn"]
+
+
+@dataclass
+class LiveServer:
+    """A running server: its base URL, state and an httpx client."""
+
+    url: str
+    state: AppState
+    client: httpx.AsyncClient
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.task, 30)
+
+
+def fast_mailbox() -> MailboxConfig:
+    """Short intervals so tests run fast."""
+    return MailboxConfig(
+        lease_ms=2_000,
+        lease_renewal_interval=0.3,
+        sweep_interval=0.3,
+        gc_interval=5,
+        poll_interval=0.2,
+        default_retry_delay_ms=20,
+    )
+
+
+def server_config(**overrides: Any) -> ServerConfig:
+    base: dict[str, Any] = {
+        "address": "127.0.0.1:0",
+        "default_agent_id": "assistant",
+        "mailbox": fast_mailbox(),
+        "max_concurrent_requests": 0,
+    }
+    base.update(overrides)
+    return ServerConfig(**base)
+
+
+async def start_server(store: Any = None, config: ServerConfig | None = None) -> LiveServer:
+    """Serve the demo agent ``assistant`` over ``store`` on 127.0.0.1:<free port>."""
+    setup = default_system_config({})
+    store = store if store is not None else InMemoryStore()
+    app, state = await prepare_app(setup, store, config or server_config())
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    client = httpx.AsyncClient(base_url=url, timeout=30)
+    return LiveServer(url, state, client, server, task)
+
+
+ServerFactory = Callable[..., Awaitable[LiveServer]]
+
+
+@pytest.fixture
+async def make_server() -> AsyncIterator[ServerFactory]:
+    servers: list[LiveServer] = []
+
+    async def factory(store: Any = None, config: ServerConfig | None = None) -> LiveServer:
+        live = await start_server(store, config)
+        servers.append(live)
+        return live
+
+    yield factory
+    for live in servers:
+        await live.client.aclose()
+        await live.stop()
+
+
+@pytest.fixture
+async def live(make_server: ServerFactory) -> LiveServer:
+    return await make_server()
+
+
+@dataclass
+class SseFrame:
+    """One parsed SSE frame: a data frame (``id``, ``data``) or a comment."""
+
+    id: int | None = None
+    data: Any = None
+    comment: str | None = None
+
+
+async def iter_sse(response: httpx.Response) -> AsyncIterator[SseFrame]:
+    """Parse an SSE response frame by frame (blank line = end of frame)."""
+    import json
+
+    frame = SseFrame()
+    seen = False
+    async for line in response.aiter_lines():
+        if line == "":
+            if seen:
+                yield frame
+            frame, seen = SseFrame(), False
+            continue
+        seen = True
+        if line.startswith(":"):
+            frame.comment = line[1:].strip()
+        elif line.startswith("id:"):
+            frame.id = int(line[3:].strip())
+        elif line.startswith("data:"):
+            frame.data = json.loads(line[5:].strip())
+    if seen:
+        yield frame
+
+
+async def collect_sse(response: httpx.Response) -> list[SseFrame]:
+    """Every frame of the response."""
+    return [f async for f in iter_sse(response)]
+
+
+@pytest.fixture
+def sse() -> Any:
+    """SSE helpers: ``sse.iter(response)``, ``await sse.collect(response)``."""
+
+    class _Sse:
+        iter = staticmethod(iter_sse)
+        collect = staticmethod(collect_sse)
+
+    return _Sse()
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
+    """Poll ``check`` until it is true (fails the test after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def until() -> Callable[..., Awaitable[None]]:
+    """``await until(async_check)`` polls a condition."""
+    return wait_until
