@@ -32,7 +32,6 @@ from typing import Any
 
 import aiosqlite
 import asyncpg
-
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.storage import RunRecord, ThreadRunStore
@@ -196,7 +195,9 @@ async def _block(run: Runner, n: int) -> list[int]:
     return times
 
 
-async def bench(runners: dict[str, Runner], warmup: int, block: int, rounds: int) -> dict[str, float]:
+async def bench(
+    runners: dict[str, Runner], warmup: int, block: int, rounds: int
+) -> dict[str, float]:
     """Runners take turns in one event loop (order rotated per round); median µs per run."""
     names = list(runners)
     for name in names:
@@ -279,13 +280,13 @@ async def main(args: argparse.Namespace) -> None:
         await runtime_store.close()
 
     floors = {"sqlite": medians.get("floor+aiosqlite"), "postgres": medians.get("floor+asyncpg")}
-    print(f"S3 persistence — median µs per run ({args.rounds}×{args.block} runs each)")
+    print(f"S3 persistence — median µs per run ({args.rounds}x{args.block} runs each)")
     for name, median in medians.items():
         backend = "postgres" if "postgres" in name or "asyncpg" in name else "sqlite"
         floor = floors[backend]
-        ratio = f"{median / floor:5.2f}× floor" if floor else ""
+        ratio = f"{median / floor:5.2f}x floor" if floor else ""
         print(f"  {name:18s} {median:9.1f} µs  {ratio}")
-    print("target: awaken ≤ 2× the floor (LangGraph's savers: 11× SQLite, 21× Postgres)")
+    print("target: awaken ≤ 2x the floor (LangGraph's savers: 11x SQLite, 21x Postgres)")
 
 
 if __name__ == "__main__":

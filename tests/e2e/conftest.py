@@ -36,8 +36,7 @@ from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_server.app import AppState, ServerConfig, create_app
-from awaken_server.protocols.ag_ui import ag_ui_routes
-from awaken_server.protocols.ai_sdk_v6 import ai_sdk_routes
+from awaken_server.protocols import protocol_routes
 from awaken_stores import SqliteStore
 
 JS_DIR = Path(__file__).parent / "js"
@@ -151,7 +150,7 @@ class LiveServer:
             .build()
         )
         state = AppState.build(runtime, store, config=ServerConfig(default_agent_id=AGENT_ID))
-        app = create_app(state, extra_routes=[*ai_sdk_routes(), *ag_ui_routes()])
+        app = create_app(state, extra_routes=protocol_routes())
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         self._server = uvicorn.Server(config)
         server = self._server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,8 @@ def report(live_server: Any, run_node: Callable[..., dict[str, Any]]) -> dict[st
 
 
 def test_every_event_validates_against_ag_ui_core(report: dict[str, Any]) -> None:
+    assert report["invalid"] == []
+    assert report["validated"] > 40  # raw run + three HttpAgent scenarios (five runs)
     raw = report["raw"]
     assert "error" not in raw, raw.get("error")
     assert raw["status"] == 200 and raw["contentType"].startswith("text/event-stream")
@@ -66,3 +69,53 @@ def test_history_interrupt_and_errors(live_server: Any, report: dict[str, Any]) 
             "/v1/ag-ui/run", json={"messages": [{"role": "user", "content": "x"}], "tools": {}}
         )
         assert bad_tools.status_code == 400
+
+
+def test_http_agent_permission_approval(report: dict[str, Any]) -> None:
+    approval = report["approval"]
+    assert "error" not in approval, approval.get("error")
+    [interrupt] = approval["interrupts"]
+    assert interrupt["reason"] == "tool:PermissionConfirm"
+    assert interrupt["id"] == f"perm_{interrupt['toolCallId']}"
+    assert approval["secondOutcome"] == "success"
+    results = [e for e in approval["second"] if e["type"] == "TOOL_CALL_RESULT"]
+    assert [r["toolCallId"] for r in results] == [interrupt["toolCallId"]]
+    assert results[0]["content"] == '{"deployed":true}'
+
+
+def _events(response: httpx.Response) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[len("data: ") :])
+        for line in response.text.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+def test_thread_and_agent_scoped_routes(live_server: Any) -> None:
+    message = {"id": "s1", "role": "user", "content": "Weather in Tokyo?"}
+    with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
+        scoped = client.post(
+            "/v1/ag-ui/threads/ag-ui-scoped/runs", json={"threadId": "other", "messages": [message]}
+        )
+        assert scoped.status_code == 200
+        events = _events(scoped)
+        assert events[0]["type"] == "RUN_STARTED" and events[0]["threadId"] == "ag-ui-scoped"
+        assert events[-1]["type"] == "RUN_FINISHED"
+        ghost = client.post("/v1/ag-ui/agents/ghost/runs", json={"messages": [message]})
+        [error] = _events(ghost)
+        assert error["type"] == "RUN_ERROR" and "ghost" in error["message"]
+
+
+def test_interrupt_releases_a_parked_run(live_server: Any) -> None:
+    message = {"id": "i1", "role": "user", "content": "please deploy"}
+    with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
+        parked = client.post("/v1/ag-ui/threads/ag-ui-int/runs", json={"messages": [message]})
+        outcome = _events(parked)[-1]["outcome"]
+        assert outcome["type"] == "interrupt"
+        response = client.post("/v1/ag-ui/threads/ag-ui-int/interrupt")
+        assert response.status_code == 202
+        assert response.json() == {
+            "status": "interrupt_requested",
+            "thread_id": "ag-ui-int",
+            "superseded_dispatches": 0,
+        }

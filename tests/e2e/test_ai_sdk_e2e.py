@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -87,3 +88,77 @@ def test_tool_denial_round_trip(live_server: Any, run_node: Callable[..., dict[s
     assert report["errors"] == []
     [denied] = [p for p in report["second"]["parts"] if p["type"] == "tool-deploy"]
     assert denied["state"] == "output-denied"
+
+
+def _parts(response: httpx.Response) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[len("data: ") :])
+        for line in response.text.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+def test_agent_preview_runs_a_draft_without_persisting(live_server: Any) -> None:
+    with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
+        body = {
+            "agent": {"id": "", "model_id": "m", "system_prompt": "Be brief"},
+            "threadId": "preview-thread",
+            "messages": [
+                {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Weather?"}]},
+                {"id": "a1", "role": "assistant", "parts": [{"type": "text", "text": "Where?"}]},
+                {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "Tokyo"}]},
+            ],
+        }
+        response = client.post("/v1/ai-sdk/agent-previews/runs", json=body)
+        assert response.status_code == 200
+        assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        parts = _parts(response)
+        assert parts[-1] == {"type": "finish", "finishReason": "stop"}
+        outputs = [p for p in parts if p["type"] == "tool-output-available"]
+        assert outputs[0]["output"] == {"forecast": "sunny in Tokyo"}
+        assert client.get("/v1/ai-sdk/threads/preview-thread/messages").json()["total"] == 0
+
+        blank_model = client.post(
+            "/v1/ai-sdk/agent-previews/runs",
+            json={"agent": {"id": "d", "model_id": " "}, "messages": body["messages"]},
+        )
+        assert blank_model.status_code == 400
+        assert blank_model.json() == {"error": "preview agent model_id cannot be empty"}
+        unknown = client.post(
+            "/v1/ai-sdk/agent-previews/runs",
+            json={"agent": {"id": "d", "model_id": "nope"}, "messages": body["messages"]},
+        )
+        assert unknown.status_code == 400
+        assert unknown.json()["error"].startswith("invalid preview agent 'd': ")
+        empty = client.post(
+            "/v1/ai-sdk/agent-previews/runs", json={"agent": {"id": "d", "model_id": "m"}}
+        )
+        assert empty.status_code == 400
+        assert empty.json() == {"error": "no preview messages or interaction responses"}
+
+
+def test_stream_resume_replays_after_last_event_id(live_server: Any) -> None:
+    with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
+        body = {
+            "threadId": "ai-sdk-resume",
+            "messages": [
+                {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "deploy"}]}
+            ],
+        }
+        first = client.post("/v1/ai-sdk/threads/ai-sdk-resume/runs", json=body)
+        ids = [int(line[4:]) for line in first.text.splitlines() if line.startswith("id: ")]
+        assert ids == list(range(len(ids)))
+        assert _parts(first)[-1] == {"type": "finish", "finishReason": "tool-calls"}
+        # the parked run waits live for its decision: its buffer can be resumed
+        resumed = client.get(
+            "/v1/ai-sdk/threads/ai-sdk-resume/stream", headers={"Last-Event-ID": str(ids[2])}
+        )
+        assert resumed.status_code == 200
+        assert resumed.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        again = [int(line[4:]) for line in resumed.text.splitlines() if line.startswith("id: ")]
+        assert again == ids[3:]
+        assert resumed.text == first.text.split("\n\n", 3)[3]
+        # thread-scoped cancel ends the parked run
+        cancelled = client.post("/v1/ai-sdk/threads/ai-sdk-resume/cancel")
+        assert cancelled.status_code == 202
+        assert cancelled.json() == {"status": "cancel_requested", "thread_id": "ai-sdk-resume"}

@@ -359,3 +359,64 @@ async def test_frontend_tool_suspends_and_uses_client_result() -> None:
     assert result.response == "You chose red."
     resumed = next(e for e in sink.events if isinstance(e, ToolCallResumed))
     assert resumed.result == {"color": "red"}
+
+
+async def test_batch_approval_replays_once_every_call_has_a_decision() -> None:
+    tool = Deploy()
+    llm = ScriptedLlm(
+        [
+            tool_step(
+                [
+                    ToolCall("c1", "deploy", {"service": "api"}),
+                    ToolCall("c2", "deploy", {"service": "web"}),
+                ]
+            ),
+            text_step("Both deployed."),
+        ]
+    )
+    from awaken_contract.contract.tool import ToolExecutionMode
+
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("ops").with_model("m").with_plugin("approval"))
+        .with_plugin("approval", ApprovalPlugin())
+        .with_tool("deploy", tool)
+        .with_provider("llm", llm)
+        .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
+        .with_tool_execution_mode(ToolExecutionMode.PARALLEL_BATCH_APPROVAL)
+        .build()
+    )
+    sink = VecEventSink()
+    task = asyncio.ensure_future(
+        runtime.run(RunRequest("b1", [Message.user("deploy both")]).with_agent_id("ops"), sink)
+    )
+    await wait_for_suspension(sink)
+    suspended = [e.id for e in sink.events if isinstance(e, ToolCallDone)]
+    assert suspended == ["c1", "c2"]
+    assert runtime.send_decision("b1", "c1", ToolCallResume.resume(True))
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert tool.calls == []  # waits for the whole batch
+    assert runtime.send_decision("b1", "approve-c2", ToolCallResume.resume(True))
+    result = await asyncio.wait_for(task, 10)
+    assert result.response == "Both deployed."
+    assert tool.calls == [{"service": "api"}, {"service": "web"}]
+    resumed = [e.target_id for e in sink.events if isinstance(e, ToolCallResumed)]
+    assert resumed == ["c1", "c2"]
+
+
+async def test_messages_sent_to_a_waiting_run_join_the_conversation() -> None:
+    store = InMemoryStore()
+    llm = script()
+    runtime = build(llm, Deploy(), store, ToolCallResumeMode.REPLAY_TOOL_CALL)
+    sink = VecEventSink()
+    task = asyncio.ensure_future(
+        runtime.run(RunRequest("m1", [Message.user("deploy")]).with_agent_id("ops"), sink)
+    )
+    await wait_for_suspension(sink)
+    assert runtime.send_messages("m1", [Message.user("use the blue cluster")])
+    assert runtime.send_decision("m1", "c1", ToolCallResume.resume(True))
+    result = await asyncio.wait_for(task, 10)
+    assert result.termination.type is TerminationKind.NATURAL_END
+    texts = [m.text() for m in llm.requests[-1].messages if m.role is Role.USER]
+    assert texts == ["deploy", "use the blue cluster"]

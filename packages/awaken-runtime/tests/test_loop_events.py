@@ -102,9 +102,7 @@ async def test_text_only_event_order() -> None:
 
 
 async def test_tool_call_event_order() -> None:
-    llm = ScriptedLlm(
-        [tool_step([ToolCall("c1", "echo", {"text": "x"})]), text_step("It's sunny")]
-    )
+    llm = ScriptedLlm([tool_step([ToolCall("c1", "echo", {"text": "x"})]), text_step("It's sunny")])
     result, events = await run(runtime_for(llm))
     assert kinds(events) == [
         "RunStart",
@@ -196,8 +194,15 @@ class Failing(LlmExecutor):
 
 async def test_inference_error_emits_error_then_run_finish() -> None:
     result, events = await run(runtime_for(Failing()))
-    assert kinds(events) == ["RunStart", "StepStart", "StepEnd", "Error", "RunFinish"]
-    error = events[3]
+    assert kinds(events) == [
+        "RunStart",
+        "StepStart",
+        "Error",
+        "StepEnd",
+        "StateSnapshot",
+        "RunFinish",
+    ]
+    error = events[2]
     assert isinstance(error, Error) and "upstream exploded" in error.message
     assert result.termination.type is TerminationKind.ERROR
     assert isinstance(events[-1], RunFinish)
@@ -277,7 +282,9 @@ async def test_thread_scoped_state_survives_runs_and_a_new_runtime() -> None:
     store = InMemoryStore()
     spec = AgentSpec("a").with_model("m").with_plugin("visits")
     plugin = VisitsPlugin()
-    runtime = runtime_for(MockLlmExecutor(["one"]), spec=spec, plugins={"visits": plugin}, store=store)
+    runtime = runtime_for(
+        MockLlmExecutor(["one"]), spec=spec, plugins={"visits": plugin}, store=store
+    )
     await run(runtime, thread="th")
     await run(runtime, thread="th")
     assert plugin.hook.seen == [None, 1]
@@ -336,6 +343,33 @@ async def test_second_run_on_a_busy_thread_is_rejected() -> None:
 
 async def test_stream_yields_the_same_events() -> None:
     runtime = runtime_for(MockLlmExecutor(["streamed"]))
-    events = [e async for e in runtime.stream(RunRequest("s", [Message.user("x")]).with_agent_id("a"))]
+    events = [
+        e async for e in runtime.stream(RunRequest("s", [Message.user("x")]).with_agent_id("a"))
+    ]
     assert kinds(events)[0] == "RunStart" and isinstance(events[-1], RunFinish)
     assert events[-1].response == "streamed"
+
+
+async def test_truncated_output_is_continued_and_kept() -> None:
+    from awaken_contract.contract.content import ContentBlock
+    from awaken_contract.contract.inference import StopReason
+
+    cut = StreamResult(
+        content=[ContentBlock.text("First half, ")], stop_reason=StopReason.MAX_TOKENS
+    )
+    llm = ScriptedLlm([cut, text_step("second half.")])
+    store = InMemoryStore()
+    result, events = await run(runtime_for(llm, store=store))
+    assert result.response == "second half."
+    assert len(llm.requests) == 2
+    retry = llm.requests[1].messages
+    assert retry[-2].role is Role.ASSISTANT and retry[-2].text() == "First half, "
+    assert retry[-1].role is Role.USER and retry[-1].is_internal
+    assert "token limit" in retry[-1].text()
+    assert kinds(events).count("InferenceComplete") == 1
+    assert kinds(events).count("TextDelta") == 2
+    stored = await store.load_messages("t")
+    assert [m.text() for m in stored if m.role is Role.ASSISTANT] == [
+        "First half, ",
+        "second half.",
+    ]

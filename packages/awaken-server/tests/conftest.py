@@ -49,7 +49,7 @@ def fast_mailbox() -> MailboxConfig:
     )
 
 
-def server_config(**overrides: Any) -> ServerConfig:
+def make_config(**overrides: Any) -> ServerConfig:
     base: dict[str, Any] = {
         "address": "127.0.0.1:0",
         "default_agent_id": "assistant",
@@ -64,7 +64,7 @@ async def start_server(store: Any = None, config: ServerConfig | None = None) ->
     """Serve the demo agent ``assistant`` over ``store`` on 127.0.0.1:<free port>."""
     setup = default_system_config({})
     store = store if store is not None else InMemoryStore()
-    app, state = await prepare_app(setup, store, config or server_config())
+    app, state = await prepare_app(setup, store, config or make_config())
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     )
@@ -150,10 +150,10 @@ def sse() -> Any:
     return _Sse()
 
 
-async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 20.0) -> None:
+async def wait_until(check: Callable[[], Awaitable[bool]], limit_secs: float = 20.0) -> None:
     """Poll ``check`` until it is true (fails the test after ``timeout`` seconds)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + limit_secs
     while not await check():
         if loop.time() > deadline:
             raise AssertionError("condition not reached in time")
@@ -164,3 +164,9 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 20.0
 def until() -> Callable[..., Awaitable[None]]:
     """``await until(async_check)`` polls a condition."""
     return wait_until
+
+
+@pytest.fixture
+def server_config() -> Callable[..., ServerConfig]:
+    """``server_config(**overrides)``: a test ServerConfig (fast mailbox, loopback)."""
+    return make_config

@@ -366,3 +366,26 @@ def test_state_activity_and_messages_snapshot() -> None:
             ],
         }
     ]
+
+
+def test_joining_a_live_run_starts_with_run_started() -> None:
+    encoder = AgUiEncoder(thread_id=T, run_id=R)
+    assert encoder.encode(ToolCallResumed(target_id="c1", result={"color": "blue"})) == [
+        {"type": "RUN_STARTED", "threadId": T, "runId": R},
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "result_c1",
+            "toolCallId": "c1",
+            "content": '{"color":"blue"}',
+            "role": "tool",
+        },
+    ]
+    assert encoder.encode(StepStart(message_id="m"))[0] == {
+        "type": "STEP_STARTED",
+        "stepName": "step_1",
+    }
+    # a run that does announce itself is not announced twice
+    fresh = AgUiEncoder(thread_id=T, run_id=R)
+    assert fresh.encode(RunStart(thread_id=T, run_id=R)) == [
+        {"type": "RUN_STARTED", "threadId": T, "runId": R}
+    ]

@@ -6,14 +6,22 @@
 // 2. agent: @ag-ui/client's HttpAgent runs a tool-calling turn (the client verifies the event
 //    lifecycle and rebuilds the message list);
 // 3. frontend: HttpAgent passes a frontend tool, the run ends with an interrupt, and a second
-//    run resumes it with the tool result.
+//    run resumes it with the tool result;
+// 4. approval: a tool needing permission interrupts the run; resuming approves and replays it.
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { HttpAgent } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
 
 const [base, prefix] = process.argv.slice(2);
 const url = `${base}/v1/ag-ui/run`;
-const report = { raw: {}, agent: {}, frontend: {} };
+const report = { raw: {}, agent: {}, frontend: {}, approval: {}, invalid: [], validated: 0 };
+
+// Every event any step receives is checked against @ag-ui/core's schemas.
+function validate(event) {
+  report.validated += 1;
+  const parsed = EventSchemas.safeParse(event);
+  if (!parsed.success) report.invalid.push({ event, issues: parsed.error.issues });
+}
 
 async function raw() {
   const out = report.raw;
@@ -44,8 +52,9 @@ async function raw() {
     if (!data) continue;
     const event = JSON.parse(data);
     out.types.push(event.type);
-    const parsed = EventSchemas.safeParse(event);
-    if (!parsed.success) out.invalid.push({ event, issues: parsed.error.issues });
+    const before = report.invalid.length;
+    validate(event);
+    out.invalid.push(...report.invalid.slice(before));
   }
 }
 
@@ -56,7 +65,12 @@ async function agentRun() {
   out.events = [];
   const result = await agent.runAgent(
     { runId: randomUUID() },
-    { onEvent: ({ event }) => out.events.push(event.type) },
+    {
+      onEvent: ({ event }) => {
+        validate(event);
+        out.events.push(event.type);
+      },
+    },
   );
   out.newMessages = result.newMessages;
   out.messages = agent.messages;
@@ -78,7 +92,10 @@ async function frontendTool() {
   await agent.runAgent(
     { runId: randomUUID(), tools },
     {
-      onEvent: ({ event }) => out.first.push(event.type),
+      onEvent: ({ event }) => {
+        validate(event);
+        out.first.push(event.type);
+      },
       onRunFinishedEvent: (params) => {
         out.firstOutcome = params.outcome;
         interrupts = params.interrupts ?? [];
@@ -96,7 +113,10 @@ async function frontendTool() {
   await agent.runAgent(
     { runId: randomUUID(), tools, resume },
     {
-      onEvent: ({ event }) => out.second.push(event.type),
+      onEvent: ({ event }) => {
+        validate(event);
+        out.second.push(event.type);
+      },
       onRunFinishedEvent: (params) => {
         out.secondOutcome = params.outcome;
       },
@@ -105,7 +125,43 @@ async function frontendTool() {
   out.messages = agent.messages;
 }
 
-for (const [name, step] of [["raw", raw], ["agent", agentRun], ["frontend", frontendTool]]) {
+async function approval() {
+  const out = report.approval;
+  const agent = new HttpAgent({ url, threadId: `${prefix}-approval` });
+  agent.addMessage({ id: randomUUID(), role: "user", content: "please deploy" });
+  let interrupts = [];
+  await agent.runAgent(
+    { runId: randomUUID() },
+    {
+      onEvent: ({ event }) => validate(event),
+      onRunFinishedEvent: (params) => {
+        interrupts = params.interrupts ?? [];
+      },
+    },
+  );
+  out.interrupts = interrupts;
+  out.second = [];
+  await agent.runAgent(
+    {
+      runId: randomUUID(),
+      resume: interrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: { approved: true } })),
+    },
+    {
+      onEvent: ({ event }) => {
+        validate(event);
+        out.second.push(event);
+      },
+      onRunFinishedEvent: (params) => { out.secondOutcome = params.outcome; },
+    },
+  );
+}
+
+for (const [name, step] of [
+  ["raw", raw],
+  ["agent", agentRun],
+  ["frontend", frontendTool],
+  ["approval", approval],
+]) {
   try {
     await step();
   } catch (error) {

@@ -42,6 +42,7 @@ __all__ = [
     "default_system_config",
     "load_serve_file",
     "open_store",
+    "setup_from_file",
     "store_label",
 ]
 
@@ -133,6 +134,27 @@ def load_serve_file(path: str | Path) -> tuple[AgentSystemConfig, ServerConfig]:
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigLoadError(f"{file}: {where}: {first['msg']}") from None
     return system, server
+
+
+def setup_from_file(path: str | Path) -> ServeSetup:
+    """The setup of a config file. A file without agents/models/providers (e.g. only a
+    ``server:`` section) serves the default agent; providers with ``adapter: demo`` use the
+    offline demo model and tools."""
+    system, server = load_serve_file(path)
+    if not (system.agents or system.models or system.providers):
+        setup = default_system_config()
+        setup.server = server
+        setup.system = setup.system.model_copy(update={"mcp_servers": system.mcp_servers})
+        return setup
+    setup = ServeSetup(system=system, server=server)
+    for provider in system.providers:
+        if provider.adapter == "demo":
+            setup.executors[provider.id] = DemoLlm()
+            setup.tools.update(demo_tools())
+            setup.demo = True
+    labels = [f"{m.id} ({m.provider}/{m.model})" for m in system.models]
+    setup.model_label = ", ".join(labels) or "(none)"
+    return setup
 
 
 def default_system_config(environ: Mapping[str, str] | None = None) -> ServeSetup:

@@ -57,6 +57,10 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     def factory(system: Any) -> Any:
         return build_runtime(system, store=store, executors=setup.executors, tools=setup.tools)
 
+    agent_ids = [a.id for a in setup.system.agents]
+    explicit = "default_agent_id" in server.model_fields_set
+    if not explicit and agent_ids and server.default_agent_id not in agent_ids:
+        server = server.model_copy(update={"default_agent_id": agent_ids[0]})
     config_store = getattr(store, "config", None)
     manager = None
     if config_store is not None:

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from awaken_contract.contract.event import AgentEvent, encode_event, is_terminal
+from awaken_contract.contract.event import AgentEvent, RunFinish, encode_event
 from awaken_contract.contract.event_sink import EventSink
 from starlette.responses import StreamingResponse
 
@@ -83,7 +83,8 @@ class RunEventHub:
 
     ``publish`` appends a frame (evicting the oldest beyond ``capacity``) and wakes subscribers;
     ``subscribe(after)`` yields every buffered frame with ``seq > after`` and then live frames
-    until (and including) the next terminal frame (``run_finish`` or ``error``).
+    until (and including) the next ``run_finish`` (an ``error`` event is always followed by
+    one), or until the run's job ends.
     """
 
     def __init__(self, run_id: str, thread_id: str, capacity: int = 1024) -> None:
@@ -109,7 +110,7 @@ class RunEventHub:
 
     def publish(self, event: AgentEvent) -> Frame:
         """Encode and buffer one event, waking every subscriber."""
-        return self.publish_encoded(encode_event(event), is_terminal(event))
+        return self.publish_encoded(encode_event(event), isinstance(event, RunFinish))
 
     def publish_encoded(self, payload: bytes, terminal: bool) -> Frame:
         """Buffer an already encoded event payload."""

@@ -18,30 +18,52 @@ from awaken_stores.memory import (
 )
 
 if TYPE_CHECKING:
-    from awaken_stores.file import FileMailboxStore, FileStore
-    from awaken_stores.postgres import PostgresMailboxStore, PostgresStore
-    from awaken_stores.sqlite import SqliteMailboxStore, SqliteStore
+    from awaken_stores.file import FileConfigStore, FileMailboxStore, FileProfileStore, FileStore
+    from awaken_stores.postgres import (
+        PostgresConfigStore,
+        PostgresMailboxStore,
+        PostgresProfileStore,
+        PostgresStore,
+    )
+    from awaken_stores.sqlite import (
+        SqliteConfigStore,
+        SqliteMailboxStore,
+        SqliteProfileStore,
+        SqliteStore,
+    )
 
 __all__ = [
+    "FileConfigStore",
     "FileMailboxStore",
+    "FileProfileStore",
     "FileStore",
     "InMemoryConfigStore",
     "InMemoryMailboxStore",
     "InMemoryProfileStore",
     "InMemoryStore",
+    "PostgresConfigStore",
     "PostgresMailboxStore",
+    "PostgresProfileStore",
     "PostgresStore",
+    "SqliteConfigStore",
     "SqliteMailboxStore",
+    "SqliteProfileStore",
     "SqliteStore",
 ]
 
 _LAZY = {
-    "FileStore": "awaken_stores.file",
-    "FileMailboxStore": "awaken_stores.file",
-    "SqliteStore": "awaken_stores.sqlite",
-    "SqliteMailboxStore": "awaken_stores.sqlite",
-    "PostgresStore": "awaken_stores.postgres",
-    "PostgresMailboxStore": "awaken_stores.postgres",
+    **dict.fromkeys(
+        ("FileStore", "FileMailboxStore", "FileProfileStore", "FileConfigStore"),
+        "awaken_stores.file",
+    ),
+    **dict.fromkeys(
+        ("SqliteStore", "SqliteMailboxStore", "SqliteProfileStore", "SqliteConfigStore"),
+        "awaken_stores.sqlite",
+    ),
+    **dict.fromkeys(
+        ("PostgresStore", "PostgresMailboxStore", "PostgresProfileStore", "PostgresConfigStore"),
+        "awaken_stores.postgres",
+    ),
 }
 
 

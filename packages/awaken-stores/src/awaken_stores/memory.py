@@ -185,9 +185,15 @@ class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
         for queue in self._subscribers:
             queue.put_nowait(event)
 
-    async def subscribe(self) -> AsyncIterator[ConfigChangeEvent]:
+    def subscribe(self) -> AsyncIterator[ConfigChangeEvent]:
+        """Events from this call on (the subscription is registered immediately)."""
         queue: asyncio.Queue[ConfigChangeEvent] = asyncio.Queue()
         self._subscribers.append(queue)
+        return self._drain(queue)
+
+    async def _drain(
+        self, queue: asyncio.Queue[ConfigChangeEvent]
+    ) -> AsyncIterator[ConfigChangeEvent]:
         try:
             while True:
                 yield await queue.get()

@@ -49,13 +49,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _setup(config_path: str | None) -> tuple[ServeSetup, ServerConfig]:
     from awaken_server.app import ServerConfig
-    from awaken_server.bootstrap import ServeSetup, default_system_config, load_serve_file
+    from awaken_server.bootstrap import default_system_config, setup_from_file
 
     if config_path:
-        system, server = load_serve_file(config_path)
-        setup = ServeSetup(system=system, server=server)
-        if system.models:
-            setup.model_label = ", ".join(f"{m.id} ({m.provider}/{m.model})" for m in system.models)
+        setup = setup_from_file(config_path)
+        server = setup.server
         if "address" not in server.model_fields_set:
             server = server.model_copy(update={"address": "127.0.0.1:3000"})
         return setup, server

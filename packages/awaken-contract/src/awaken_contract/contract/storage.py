@@ -55,6 +55,8 @@ __all__ = [
     "ThreadRunStore",
     "ThreadStore",
     "checkpoint_thread",
+    "require_thread",
+    "sort_thread_ids",
 ]
 
 MAX_RUN_PAGE_LIMIT = 200

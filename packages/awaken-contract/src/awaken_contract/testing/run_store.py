@@ -213,6 +213,13 @@ class CheckpointContract:
         assert thread is not None
         assert (thread.latest_run_id, thread.open_run_id) == ("r-2", "r-1")
 
+    async def test_delete_thread_keeps_runs(self, store: ThreadRunStore) -> None:
+        await store.checkpoint("t-1", [Message.user("x")], make_run("r-1"))
+        await store.delete_thread("t-1")
+        assert await store.load_thread("t-1") is None
+        assert await store.load_messages("t-1") is None
+        assert await store.load_run("r-1") is not None
+
     async def test_latest_run_after_checkpoints(self, store: ThreadRunStore) -> None:
         await store.checkpoint("t-1", [], make_run("r1", updated_at=100))
         await store.checkpoint("t-1", [], make_run("r2", updated_at=200))

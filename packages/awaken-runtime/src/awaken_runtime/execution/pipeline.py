@@ -321,9 +321,13 @@ class ToolPipeline:
     ) -> ToolInterceptPayload | None:
         host = self.host
         env = host.env
+        store = host.store
+        gates = env.tool_gate_hooks
+        before = env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE)
+        if not gates and not before and not store.snapshot().get_raw(PendingScheduledActions.KEY):
+            return None
         extra = self._call_extra(call, state)
         decision: ToolInterceptPayload | None = None
-        gates = env.tool_gate_hooks
         if gates:
             ctx = host.phase_ctx(Phase.TOOL_GATE, **extra)
             for gate in gates:
@@ -334,11 +338,10 @@ class ToolPipeline:
                 return decision
         ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **extra)
         phase = host.phase
-        if env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE):
+        if before:
             command = await phase.collect_commands(env, ctx)
             if not command.is_empty:
                 await phase.submit_command(env, command)
-        store = host.store
         if store.snapshot().get_raw(PendingScheduledActions.KEY):
             await phase.run_execute_loop(env, ctx)
         intercept = store.snapshot().get(ToolInterceptKey)

@@ -34,6 +34,7 @@ from awaken_contract.actions import (
     ToolCallStatesKey,
     ToolFilterKey,
 )
+from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.event import (
     AgentEvent,
     Error,
@@ -47,7 +48,7 @@ from awaken_contract.contract.event import (
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult, TokenUsage
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
-from awaken_contract.contract.message import Message
+from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tool import FrontEndTool, Tool
 from awaken_contract.errors import (
     AwakenError,
@@ -59,7 +60,7 @@ from awaken_contract.errors import (
     StorageError,
 )
 from awaken_contract.ids import new_id, now_ms, now_secs
-from awaken_contract.model import Phase
+from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, apply_transforms
 from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.state import MutationBatch
@@ -67,6 +68,7 @@ from awaken_contract.state import MutationBatch
 from awaken_runtime.cancellation import RunCancelled, RunCanceller
 from awaken_runtime.execution.executor import DecisionReplayPolicy, ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline, prepare_resume
+from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
 from awaken_runtime.loop_runner.history import last_assistant_text
 from awaken_runtime.loop_runner.params import AgentLoopParams, AgentRunResult, DecisionBatch
@@ -77,11 +79,20 @@ from awaken_runtime.loop_runner.request import (
 )
 from awaken_runtime.loop_runner.stream import StreamCollector, consume_stream
 from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.policies.hook import stop_termination
 from awaken_runtime.registry.resolved import ResolvedAgent
 
-__all__ = ["run_agent_loop"]
+__all__ = ["CONTINUATION_PROMPT", "run_agent_loop"]
 
 _log = logging.getLogger(__name__)
+_PENDING_ACTIONS = PendingScheduledActions.KEY
+
+#: Sent (as an internal user message) when the model's output was cut by the token limit.
+CONTINUATION_PROMPT = (
+    "Your previous reply was cut off because it reached the output token limit. "
+    "Continue exactly where you stopped; if the remaining work is large, split it into "
+    "smaller pieces (for example several smaller tool calls) instead of one long output."
+)
 
 
 class _Outcome(enum.Enum):
@@ -123,6 +134,8 @@ class _LoopRun:
         )
         self.steps = 0
         self.inferences = 0
+        self.rounds = 0
+        self.continuations = 0
         self.usage: TokenUsage | None = None
         self.step_open = False
         self.loop_start_ms = now_ms()
@@ -141,6 +154,7 @@ class _LoopRun:
         self.pending_decisions: DecisionBatch = []
         # set by _activate
         self.agent: ResolvedAgent
+        self.base_agent: ResolvedAgent
         self.spec: AgentSpec
         self.env: ExecutionEnv
         self.tools: dict[str, Tool]
@@ -161,6 +175,19 @@ class _LoopRun:
             **extra,
         )
 
+    async def run_phase(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> None:
+        """GATHER + EXECUTE of ``phase``; skipped when it has no hooks and no queued actions.
+
+        Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
+        """
+        if not self.env.phase_hooks.get(phase) and not self.store.snapshot().get_raw(
+            _PENDING_ACTIONS
+        ):
+            if with_token and self.canceller.is_cancelled:
+                raise StateCancelled()
+            return
+        await self.phase.run_phase(self.env, self.phase_ctx(phase, with_token=with_token, **extra))
+
     async def emit(self, event: AgentEvent) -> None:
         """Send one event to the run's sink."""
         await self.sink.emit(event)
@@ -176,7 +203,10 @@ class _LoopRun:
         if lifecycle is None:
             return None
         if lifecycle.status is RunStatus.DONE:
-            return TerminationReason.from_done_reason(lifecycle.status_reason or "unknown")
+            reason = lifecycle.status_reason or "unknown"
+            if reason.startswith("stopped:"):
+                return stop_termination(self.store.snapshot(), reason[len("stopped:") :])
+            return TerminationReason.from_done_reason(reason)
         if lifecycle.status is RunStatus.WAITING and lifecycle.status_reason != "awaiting_tasks":
             return TerminationReason.suspended()
         return None
@@ -210,11 +240,33 @@ class _LoopRun:
         if not batch.is_empty:
             store.commit(batch)
         prompt = agent.spec.system_prompt
-        self._system_message = Message.system(prompt) if prompt else None
+        self._system_message = (
+            Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
+        )
+
+    def _apply_handoff(self) -> TerminationReason | None:
+        """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""
+        target = handoff_target(self.store.snapshot(), self.base_agent.spec.id, self.spec.id)
+        if target is None:
+            return None
+        try:
+            agent = resolve_handoff(self.params.resolver, self.base_agent, target)
+        except AwakenError as exc:
+            reason = f"handoff resolve failed: {exc}"
+            self.store.commit(_done(f"blocked:{reason}"))
+            return TerminationReason.blocked(reason)
+        batch = MutationBatch()
+        for plugin in self.env.plugins:
+            plugin.on_deactivate(batch)
+        if not batch.is_empty:
+            self.store.commit(batch)
+        self._activate(agent)
+        return None
 
     # ------------------------------------------------------------------ run
     async def run(self) -> AgentRunResult:
         agent = self._resolve()
+        self.base_agent = agent
         self._activate(agent)
         params = self.params
         if params.decisions:
@@ -243,10 +295,10 @@ class _LoopRun:
         except Exception as exc:
             message = str(exc) or type(exc).__name__
             _log.warning("run %s failed: %s", identity.run_id, message, exc_info=True)
+            await self.emit(Error(message=message, code=_error_code(exc)))
             if self.step_open:
                 self.step_open = False
                 await self.emit(StepEnd())
-            await self.emit(Error(message=message, code=_error_code(exc)))
             termination = TerminationReason.error(message)
         if termination.type is TerminationKind.SUSPENDED:
             return self._result(termination)  # parked: run_finish(suspended) already sent
@@ -256,7 +308,7 @@ class _LoopRun:
         """The loop proper; ``suspended`` when the run stays parked without waiting."""
         await self.pipeline.replay_resumed()
         try:
-            await self.phase.run_phase(self.env, self.phase_ctx(Phase.RUN_START))
+            await self.run_phase(Phase.RUN_START)
         except StateCancelled:
             return TerminationReason.cancelled()
         if self.pipeline.suspended_calls():
@@ -267,6 +319,9 @@ class _LoopRun:
 
     async def _step_loop(self) -> TerminationReason:
         while True:
+            blocked = self._apply_handoff()
+            if blocked is not None:
+                return blocked
             self.steps += 1
             self.step_open = True
             await self.emit(StepStart(message_id=new_id()))
@@ -305,7 +360,7 @@ class _LoopRun:
             store.commit(_done("cancelled"))
             return _Outcome.TERMINATED, TerminationReason.cancelled()
         try:
-            await phase.run_phase(env, self.phase_ctx(Phase.STEP_START))
+            await self.run_phase(Phase.STEP_START)
         except StateCancelled:
             store.commit(_done("cancelled"))
             return _Outcome.TERMINATED, TerminationReason.cancelled()
@@ -313,20 +368,19 @@ class _LoopRun:
         if termination is not None:
             return _Outcome.TERMINATED, termination
         max_rounds = self.spec.max_rounds
-        if max_rounds > 0 and self.inferences >= max_rounds:
+        if max_rounds > 0 and self.rounds >= max_rounds:
             store.commit(_done("stopped:max_rounds"))
             return _Outcome.TERMINATED, TerminationReason.stopped(
                 "max_rounds", f"exceeded {max_rounds} rounds"
             )
 
         # BeforeInference: hooks (no conflict fallback), then this phase's actions.
-        ctx = self.phase_ctx(Phase.BEFORE_INFERENCE)
         if env.phase_hooks.get(Phase.BEFORE_INFERENCE):
-            command = await phase.collect_commands(env, ctx)
+            command = await phase.collect_commands(env, self.phase_ctx(Phase.BEFORE_INFERENCE))
             if not command.is_empty:
                 await phase.submit_command(env, command)
-        if store.snapshot().get_raw("__runtime.pending_scheduled_actions"):
-            await phase.run_execute_loop(env, ctx)
+        if store.snapshot().get_raw(_PENDING_ACTIONS):
+            await phase.run_execute_loop(env, self.phase_ctx(Phase.BEFORE_INFERENCE))
         termination = self.check_termination()
         snap = store.snapshot()
         tool_filter = snap.get(ToolFilterKey)
@@ -356,28 +410,17 @@ class _LoopRun:
                 else False
             ),
         )
-        transforms = env.request_transforms
-        if transforms:
-            request.messages, request.tools = apply_transforms(
-                request.messages, request.tools, [t.transform for t in transforms]
-            )
-        collector = StreamCollector()
+        self._transform(request)
         started = time.perf_counter()
-        cancelled = False
-        try:
-            await self.canceller.race(
-                consume_stream(self.agent.llm_executor, request, self.sink, collector)
-            )
-        except RunCancelled:
-            cancelled = True
-        except AwakenError as exc:
-            raise InferenceFailed(str(exc)) from exc
-        except Exception as exc:
-            raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
-        result = await collector.finish(self.sink, cancelled)
+        self.rounds += 1
+        result, cancelled = await self._infer(request)
+        while (
+            not cancelled
+            and result.needs_truncation_recovery
+            and self.continuations < self.spec.max_continuation_retries
+        ):
+            result, cancelled = await self._continue_truncated(request, result)
         duration_ms = int((time.perf_counter() - started) * 1000)
-        self.inferences += 1
-        self._account(result)
         model = self.agent.model
         await self.emit(
             InferenceComplete(
@@ -393,7 +436,7 @@ class _LoopRun:
 
         # AfterInference.
         try:
-            await phase.run_phase(env, self.phase_ctx(Phase.AFTER_INFERENCE, llm_response=result))
+            await self.run_phase(Phase.AFTER_INFERENCE, llm_response=result)
         except StateCancelled:
             store.commit(_done("cancelled"))
             return _Outcome.TERMINATED, TerminationReason.cancelled()
@@ -421,6 +464,50 @@ class _LoopRun:
         if suspended:
             return _Outcome.SUSPENDED, None
         return _Outcome.CONTINUE, None
+
+    def _transform(self, request: InferenceRequest) -> None:
+        transforms = self.env.request_transforms
+        if transforms:
+            request.messages, request.tools = apply_transforms(
+                request.messages, request.tools, [t.transform for t in transforms]
+            )
+
+    async def _infer(self, request: InferenceRequest) -> tuple[StreamResult, bool]:
+        """Stream one inference; ``(result, cancelled)``. Executor failures → InferenceFailed."""
+        collector = StreamCollector()
+        cancelled = False
+        try:
+            await self.canceller.race(
+                consume_stream(self.agent.llm_executor, request, self.sink, collector)
+            )
+        except RunCancelled:
+            cancelled = True
+        except AwakenError as exc:
+            raise InferenceFailed(str(exc)) from exc
+        except Exception as exc:
+            raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
+        result = await collector.finish(self.sink, cancelled)
+        self.inferences += 1
+        self._account(result)
+        return result, cancelled
+
+    async def _continue_truncated(
+        self, request: InferenceRequest, truncated: StreamResult
+    ) -> tuple[StreamResult, bool]:
+        """The output hit the token limit: keep the partial text, ask the model to go on."""
+        self.continuations += 1
+        self.messages.append(Message.assistant(truncated.text))
+        self.messages.append(Message.internal_user(CONTINUATION_PROMPT))
+        system = self._system_message
+        retry = InferenceRequest(
+            upstream_model=request.upstream_model,
+            messages=[system, *self.messages] if system is not None else list(self.messages),
+            tools=self.agent_tool_descriptors(),
+            overrides=request.overrides,
+            enable_prompt_cache=False,
+        )
+        self._transform(retry)
+        return await self._infer(retry)
 
     def agent_tool_descriptors(self) -> list[Any]:
         """Descriptors offered to the model (agent tools plus frontend tools), sorted by id."""
@@ -456,7 +543,7 @@ class _LoopRun:
         store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        await self.phase.run_phase(self.env, self.phase_ctx(Phase.STEP_END, with_token=False))
+        await self.run_phase(Phase.STEP_END, with_token=False)
         await self._checkpoint()
         await self.emit(StateSnapshot(snapshot=store.export_persisted()))
         self.step_open = False
@@ -602,7 +689,7 @@ class _LoopRun:
         if status is RunStatus.DONE:
             store.commit(_done(reason or "unknown"))
         try:
-            await self.phase.run_phase(self.env, self.phase_ctx(Phase.RUN_END, with_token=False))
+            await self.run_phase(Phase.RUN_END, with_token=False)
         except Exception as exc:
             _log.warning("run_end phase of %s failed: %s", self.identity.run_id, exc)
             if termination.type is not TerminationKind.ERROR:

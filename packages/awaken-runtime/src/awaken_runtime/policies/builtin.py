@@ -161,7 +161,7 @@ class LoopDetectionPolicy(StopPolicy):
         current = rounds[-1]
         previous = rounds[-1 - self.window : -1]
         if current in previous:
-            distance = len(previous) - previous[::-1].index(current)
+            distance = previous[::-1].index(current) + 1
             names = ", ".join(stats.last_tool_names)
             return StopDecision.stop(
                 "loop_detection",

@@ -34,8 +34,9 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Validates a remote endpoint for a backend (raise ``ValueError`` with the reason when invalid).
-AgentBackendFactory = Callable[[str, RemoteEndpoint], None]
+#: Validates a remote endpoint for a backend (raise ``ValueError`` with the reason when invalid);
+#: it may return an ``AgentBackend`` that runs the remote agent as a delegate.
+AgentBackendFactory = Callable[[str, RemoteEndpoint], object]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@
    schemas are validated against the spec's sections (``InvalidPluginConfig``; a section no
    plugin claims only logs a warning); then ``ExecutionEnv.from_plugins``.
 3. **Tools** — global tools, then plugin tools (same id as a global tool → ``ToolIdConflict``),
-   then ``allowed_tools`` / ``excluded_tools``. Delegates must exist (``AgentNotFound``);
-   delegation tools are provided by the delegation extension, so they are skipped here.
+   then ``allowed_tools`` / ``excluded_tools``. Delegates must exist (``AgentNotFound``) and
+   become ``agent_run_<id>`` :class:`AgentTool` s (local ones run through this resolver).
 
 Results are cached per agent id and registry version; each call returns a fresh copy.
 """
@@ -39,6 +39,8 @@ from awaken_contract.registry_spec import AgentSpec, RetryConfigKey
 
 from awaken_runtime.engine.retry import with_retry
 from awaken_runtime.execution.executor import executor_for_mode
+from awaken_runtime.extensions.delegation import AgentBackend, AgentTool
+from awaken_runtime.extensions.delegation.tool import agent_tool_id, delegate_description
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent, default_plugins
@@ -101,15 +103,20 @@ class RegistryResolver(AgentResolver):
         self._cache[agent_id] = (registries.version, spec, agent)
         return agent.copy()
 
-    def validate_remote(self, spec: AgentSpec) -> None:
-        """Check that a remote (endpoint) agent has a backend that accepts its endpoint."""
+    def resolve_spec(self, spec: AgentSpec) -> ResolvedAgent:
+        """Resolve an unregistered spec (e.g. a handoff overlay of a registered agent)."""
+        return self._resolve(spec)
+
+    def validate_remote(self, spec: AgentSpec) -> object:
+        """Check that a remote (endpoint) agent has a backend that accepts its endpoint;
+        returns what the backend factory made (an ``AgentBackend`` when it can run delegates)."""
         endpoint = spec.endpoint
         assert endpoint is not None
         factory = self.registries.backends.get(endpoint.backend)
         if factory is None:
             raise UnsupportedRemoteBackend(spec.id, endpoint.backend)
         try:
-            factory(spec.id, endpoint)
+            return factory(spec.id, endpoint)
         except ValueError as exc:
             raise InvalidRemoteEndpointConfig(spec.id, endpoint.backend, str(exc)) from None
 
@@ -168,11 +175,20 @@ class RegistryResolver(AgentResolver):
             target = registries.agents.get(delegate)
             if target is None:
                 raise ResolveAgentNotFound(delegate)
-            if target.endpoint is not None:
-                self.validate_remote(target)
-            _log.debug(
-                "agent %s: delegate %s is served by the delegation extension", spec.id, delegate
-            )
+            description = delegate_description(delegate, target.system_prompt)
+            if target.endpoint is None:
+                tools[agent_tool_id(delegate)] = AgentTool.local(delegate, description, self)
+                continue
+            backend = self.validate_remote(target)
+            if isinstance(backend, AgentBackend):
+                tools[agent_tool_id(delegate)] = AgentTool(delegate, description, backend)
+            else:
+                _log.warning(
+                    "agent %s: remote delegate %s has no runnable %r backend; skipped",
+                    spec.id,
+                    delegate,
+                    target.endpoint.backend,
+                )
         for tool_id, tool in env.tools.items():
             if tool_id in tools:
                 raise ToolIdConflict(tool_id, "global", "plugin")

@@ -47,7 +47,7 @@ from awaken_runtime.loop_runner.params import (
     decisions_message,
     inbox_message,
 )
-from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.phase.engine import PhaseRuntime, PhaseRuntimePlugin
 from awaken_runtime.plugins.loop_state import LoopStatePlugin
 from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
 from awaken_runtime.registry.registries import RegistrySet
@@ -68,12 +68,15 @@ _loop_state_regs: list[KeyRegistration] | None = None
 
 
 def _loop_state_registrations() -> list[KeyRegistration]:
+    """Keys of the phase runtime and the loop state, registered once per process."""
     global _loop_state_regs
     if _loop_state_regs is None:
-        plugin = LoopStatePlugin()
-        registrar = RuntimePluginRegistrar(plugin.descriptor().name)
-        plugin.register(registrar)
-        _loop_state_regs = list(registrar.keys)
+        regs: list[KeyRegistration] = []
+        for plugin in (PhaseRuntimePlugin(), LoopStatePlugin()):
+            registrar = RuntimePluginRegistrar(plugin.descriptor().name)
+            plugin.register(registrar)
+            regs.extend(registrar.keys)
+        _loop_state_regs = regs
     return _loop_state_regs
 
 
@@ -121,8 +124,8 @@ class AgentRuntime:
         self.active_runs.register(handle)
         try:
             state = StateStore()
-            phase = PhaseRuntime(state)
             state.register_keys(_loop_state_registrations())
+            phase = PhaseRuntime(state)
             state.register_keys(agent.env.key_registrations)
             for plugin in agent.env.plugins:
                 plugin.bind_runtime_context(state, None)

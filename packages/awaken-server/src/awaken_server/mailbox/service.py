@@ -236,11 +236,12 @@ class Mailbox:
         # stays "waiting" and a decision after restart resumes it from the checkpoint).
         parked = [w for w in self._workers.values() if w.suspended and w.task is not None]
         for worker in parked:
-            job_id, token, task = worker.job_id, worker.claim_token, worker.task
-            assert task is not None
-            task.cancel()
+            job_id, token, parked_task = worker.job_id, worker.claim_token, worker.task
+            if parked_task is None:
+                continue
+            parked_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+                await parked_task
             if job_id and token:
                 with contextlib.suppress(Exception):
                     await self.store.ack(job_id, token, now_ms())
@@ -700,11 +701,11 @@ class Mailbox:
                 settled = await self.store.nack(job.job_id, token, retry_at, error, now_ms())
                 self._count("nack", "ok")
                 if settled.status is MailboxJobStatus.DEAD_LETTER:
-                    await self._reconcile_run(run_id, TerminationReason.error(error))
+                    await self._reconcile_run(run_id, TerminationReason.error(error), own_job=True)
             else:
                 await self.store.dead_letter(job.job_id, token, error, now_ms())
                 self._count("dead_letter", "ok")
-                await self._reconcile_run(run_id, TerminationReason.error(error))
+                await self._reconcile_run(run_id, TerminationReason.error(error), own_job=True)
         except VersionConflict:
             self._count(outcome, "superseded")
 
@@ -852,13 +853,15 @@ class Mailbox:
         await self.submit_background(submission)
         return run.run_id
 
-    async def _reconcile_run(self, run_id: str, termination: TerminationReason) -> None:
+    async def _reconcile_run(
+        self, run_id: str, termination: TerminationReason, *, own_job: bool = False
+    ) -> None:
         """Mark a run that will never execute (again) as done, unless it already is."""
         try:
             run = await self.run_store.load_run(run_id)
             if run is None or run.status is RunStatus.DONE:
                 return
-            if self._local_worker(run_id) is not None:
+            if not own_job and self._local_worker(run_id) is not None:
                 return
             now = now_secs()
             run.status = RunStatus.DONE

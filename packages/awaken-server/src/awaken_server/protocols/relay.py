@@ -8,6 +8,8 @@ reads frames from the hub, never from the run: a client that goes away never slo
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -22,26 +24,49 @@ from awaken_server.sse import RunEventHub, sse_response
 
 Frame = dict[str, Any]
 
+_log = logging.getLogger("awaken.protocols")
+
 
 class EncodingSink(EventSink):
-    """Encodes events with a protocol encoder and publishes the frames into ``hub``."""
+    """Encodes events with a protocol encoder and publishes the frames into ``hub``.
 
-    __slots__ = ("_encode", "_is_terminal", "hub")
+    ``close_on_terminal`` closes the hub after the first terminal frame: for streams that
+    join a live run (no task whose end would close it).
+    """
+
+    __slots__ = ("_close_on_terminal", "_encode", "_is_terminal", "hub")
 
     def __init__(
         self,
         encode: Callable[[AgentEvent], list[Frame]],
         hub: RunEventHub,
         is_terminal: Callable[[Frame], bool],
+        *,
+        close_on_terminal: bool = False,
     ) -> None:
         self._encode = encode
         self._is_terminal = is_terminal
+        self._close_on_terminal = close_on_terminal
         self.hub = hub
 
     async def emit(self, event: AgentEvent) -> None:
         """Encode ``event`` and buffer its frames (never blocks on clients)."""
         for frame in self._encode(event):
-            self.hub.publish_encoded(encode_json(frame), self._is_terminal(frame))
+            terminal = self._is_terminal(frame)
+            self.hub.publish_encoded(encode_json(frame), terminal)
+            if terminal and self._close_on_terminal:
+                self.hub.close()
+
+
+def close_when_done(task: asyncio.Task[Any], hub: RunEventHub) -> None:
+    """Close ``hub`` once the run's task ends (a failure is logged, never left unretrieved)."""
+
+    def done(finished: asyncio.Task[Any]) -> None:
+        hub.close()
+        if not finished.cancelled() and finished.exception() is not None:
+            _log.warning("protocol run ended with an error", exc_info=finished.exception())
+
+    task.add_done_callback(done)
 
 
 def stream_frames(

@@ -173,6 +173,8 @@ from awaken_contract.contract.storage import (
     ThreadRunStore,
     ThreadStore,
     checkpoint_thread,
+    require_thread,
+    sort_thread_ids,
 )
 
 from awaken_contract.contract.suspension import (
@@ -364,7 +366,9 @@ __all__ = [
     "is_final_finish",
     "is_terminal",
     "new_id",
+    "require_thread",
     "retry_delay_ms",
+    "sort_thread_ids",
     "stream_events_of",
     "text_of",
     "tool",

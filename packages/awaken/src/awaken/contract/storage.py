@@ -32,6 +32,8 @@ from awaken_contract.contract.storage import (
     ThreadRunStore,
     ThreadStore,
     checkpoint_thread,
+    require_thread,
+    sort_thread_ids,
 )
 
 __all__ = [
@@ -64,4 +66,6 @@ __all__ = [
     "ThreadRunStore",
     "ThreadStore",
     "checkpoint_thread",
+    "require_thread",
+    "sort_thread_ids",
 ]

@@ -21,7 +21,12 @@ from awaken_server.protocols.ag_ui.request import AgUiRunInput, RunAgentInput, d
 from awaken_server.protocols.control import interrupt_thread
 from awaken_server.protocols.frontend_context import with_frontend_context
 from awaken_server.protocols.paging import page, visible
-from awaken_server.protocols.relay import EncodingSink, stream_frames, waiting_targets
+from awaken_server.protocols.relay import (
+    EncodingSink,
+    close_when_done,
+    stream_frames,
+    waiting_targets,
+)
 from awaken_server.runtime_port import runtime_send_decision, runtime_send_messages
 from awaken_server.sse import RunEventHub
 from awaken_server.wire import json_response, read_json
@@ -47,12 +52,14 @@ async def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> R
         return None
     hub = RunEventHub(new_id(), thread_id, state.config.replay_buffer_capacity)
     encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id)
-    if not state.mailbox.reconnect_sink(thread_id, EncodingSink(encoder.encode, hub, _is_terminal)):
-        return None
+    sink = EncodingSink(encoder.encode, hub, _is_terminal, close_on_terminal=True)
     accepted = False
-    for target, resume in run.decisions:
-        accepted = await runtime_send_decision(state.runtime, run_id, target, resume) or accepted
+    if state.mailbox.reconnect_sink(thread_id, sink):
+        for target, resume in run.decisions:
+            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
+            accepted = delivered or accepted
     if not accepted:
+        hub.close()
         return None
     if run.messages:
         await runtime_send_messages(state.runtime, run_id, run.messages)
@@ -87,7 +94,7 @@ async def _run(
         frontend_tools=run.frontend_tools,
     )
     handle = await state.mailbox.submit(submission, sink=sink)
-    handle.task.add_done_callback(lambda _: hub.close())
+    close_when_done(handle.task, hub)
     return stream_frames(state, hub, AG_UI_STREAM_HEADERS)
 
 

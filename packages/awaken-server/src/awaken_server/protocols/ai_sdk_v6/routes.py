@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from awaken_contract.contract.identity import AdapterKind
+from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.ids import new_id
 from starlette.requests import Request
 from starlette.responses import Response
@@ -17,12 +18,14 @@ from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ai_sdk_v6.encoder import AiSdkEncoder
 from awaken_server.protocols.ai_sdk_v6.history import encode_history
+from awaken_server.protocols.ai_sdk_v6.preview import start_preview
 from awaken_server.protocols.ai_sdk_v6.request import ChatRequest, decode_chat_input
 from awaken_server.protocols.control import cancel_thread, interrupt_thread
 from awaken_server.protocols.frontend_context import with_frontend_context
 from awaken_server.protocols.paging import page, visible
 from awaken_server.protocols.relay import (
     EncodingSink,
+    close_when_done,
     empty_stream,
     stored_message_ids,
     stream_frames,
@@ -57,22 +60,36 @@ def stream_hubs(state: AppState) -> EventHubRegistry:
     return hubs
 
 
-def _new_stream(state: AppState, thread_id: str) -> tuple[RunEventHub, EncodingSink]:
+def _new_stream(
+    state: AppState, thread_id: str, *, close_on_terminal: bool = False
+) -> tuple[RunEventHub, EncodingSink]:
     hubs = stream_hubs(state)
     hubs.purge()
     hub = hubs.open(new_id(), thread_id)
-    return hub, EncodingSink(AiSdkEncoder().encode, hub, _is_terminal)
+    encoder = AiSdkEncoder()
+    return hub, EncodingSink(encoder.encode, hub, _is_terminal, close_on_terminal=close_on_terminal)
 
 
-async def _deliver_live(state: AppState, thread_id: str, chat_decisions: Any, sink: Any) -> bool:
-    """Hand decisions to the run waiting live on ``thread_id``; its events go to ``sink``."""
+async def _deliver_live(
+    state: AppState, thread_id: str, decisions: list[tuple[str, ToolCallResume]]
+) -> RunEventHub | None:
+    """Hand decisions to the run waiting live on ``thread_id``; the stream of its continuation.
+
+    The run's sink is switched to a new buffer first, so that no resumed event is lost.
+    """
     run_id = state.mailbox.active_run_id(thread_id)
-    if run_id is None or not state.mailbox.reconnect_sink(thread_id, sink):
-        return False
+    if run_id is None:
+        return None
+    hub, sink = _new_stream(state, thread_id, close_on_terminal=True)
     accepted = False
-    for target, resume in chat_decisions:
-        accepted = await runtime_send_decision(state.runtime, run_id, target, resume) or accepted
-    return accepted
+    if state.mailbox.reconnect_sink(thread_id, sink):
+        for target, resume in decisions:
+            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
+            accepted = delivered or accepted
+    if not accepted:
+        hub.close()
+        return None
+    return hub
 
 
 async def _chat(
@@ -86,12 +103,13 @@ async def _chat(
         known_ids=await stored_message_ids(state, thread_id),
         waiting_targets=await waiting_targets(state, thread_id),
     )
-    hub, sink = _new_stream(state, thread_id)
-    if chat.decisions and await _deliver_live(state, thread_id, chat.decisions, sink):
-        return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
+    if chat.decisions:
+        live = await _deliver_live(state, thread_id, chat.decisions)
+        if live is not None:
+            return stream_frames(state, live, UI_MESSAGE_STREAM_HEADERS)
     if not chat.messages and not chat.decisions:
-        hub.close()
         return empty_stream(UI_MESSAGE_STREAM_HEADERS)
+    hub, sink = _new_stream(state, thread_id)
     submission = RunSubmission(
         thread_id=thread_id,
         messages=with_frontend_context(chat.messages, chat.state),
@@ -100,7 +118,7 @@ async def _chat(
         decisions=chat.decisions,
     )
     handle = await state.mailbox.submit(submission, sink=sink)
-    handle.task.add_done_callback(lambda _: hub.close())
+    close_when_done(handle.task, hub)
     return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
 
 
@@ -117,6 +135,17 @@ async def thread_run(request: Request) -> Response:
 async def agent_run(request: Request) -> Response:
     """``POST /v1/ai-sdk/agents/:agent_id/runs``: the path names the agent."""
     return await _chat(request, agent_id=request.path_params["agent_id"])
+
+
+async def agent_preview(request: Request) -> Response:
+    """``POST /v1/ai-sdk/agent-previews/runs``: run a draft AgentSpec without persisting."""
+    state = state_of(request)
+    body = await read_json(request)
+    hub = RunEventHub(new_id(), "preview", state.config.replay_buffer_capacity)
+    sink = EncodingSink(AiSdkEncoder().encode, hub, _is_terminal)
+    task = start_preview(state.runtime, body, sink)
+    close_when_done(task, hub)
+    return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
 
 
 async def resume_stream(request: Request) -> Response:
@@ -142,6 +171,7 @@ def ai_sdk_routes() -> list[BaseRoute]:
         Route("/v1/ai-sdk/chat", chat, methods=["POST"]),
         Route("/v1/ai-sdk/threads/{thread_id}/runs", thread_run, methods=["POST"]),
         Route("/v1/ai-sdk/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        Route("/v1/ai-sdk/agent-previews/runs", agent_preview, methods=["POST"]),
         Route("/v1/ai-sdk/chat/{thread_id}/stream", resume_stream, methods=["GET"]),
         Route("/v1/ai-sdk/threads/{thread_id}/stream", resume_stream, methods=["GET"]),
         Route("/v1/ai-sdk/threads/{thread_id}/messages", thread_messages, methods=["GET"]),

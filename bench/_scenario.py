@@ -1,0 +1,100 @@
+"""The shared bench scenario on Awaken: tool ``get_weather`` + a scripted two-call model.
+
+Model call 1 returns one tool call ``get_weather(city="Tokyo")``; model call 2 (it sees the tool
+result last) returns the final text. One run = 2 inferences + 1 tool execution. The plain-asyncio
+floor (no framework) is the same loop written by hand, as in ``/work/shared/bench/peers``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from awaken import AgentRuntimeBuilder, AgentSpec, ModelSpec, RunRequest
+from awaken.contract.content import ContentBlock
+from awaken.contract.executor import InferenceRequest, LlmExecutor
+from awaken.contract.inference import StopReason, StreamResult, TokenUsage
+from awaken.contract.message import Message, Role, ToolCall
+from awaken.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+
+PROMPT = "What is the weather in Tokyo?"
+ANSWER = "It is sunny in Tokyo."
+_ids = itertools.count()
+_USAGE = TokenUsage(prompt_tokens=10, completion_tokens=20, total_tokens=30)
+
+
+class ScriptedModel(LlmExecutor):
+    """Tool call first, final text once the last message is a tool result."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if request.messages[-1].role is Role.TOOL:
+            return StreamResult(
+                content=[ContentBlock.text(ANSWER)],
+                usage=_USAGE,
+                stop_reason=StopReason.END_TURN,
+            )
+        call = ToolCall(f"call_{next(_ids)}", "get_weather", {"city": "Tokyo"})
+        return StreamResult(tool_calls=[call], usage=_USAGE, stop_reason=StopReason.TOOL_USE)
+
+    def name(self) -> str:
+        return "scripted"
+
+
+class GetWeather(Tool):
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("get_weather", "get_weather", "Get the weather for a city")
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        return ToolResult.success("get_weather", f"sunny in {args['city']}")
+
+
+def build_runtime(delay: float = 0.0, store: Any = None) -> Any:
+    builder = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("bench").with_model("m").with_system_prompt("Be brief."))
+        .with_tool("get_weather", GetWeather())
+        .with_provider("scripted", ScriptedModel(delay))
+        .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+    )
+    if store is not None:
+        builder = builder.with_thread_run_store(store)
+    return builder.build()
+
+
+async def awaken_run(runtime: Any) -> str:
+    request = RunRequest(f"thread-{next(_ids)}", [Message.user(PROMPT)]).with_agent_id("bench")
+    result = await runtime.run(request)
+    return str(result.response)
+
+
+# ---- floor: plain asyncio, zero framework -------------------------------------------------
+async def floor_model(messages: list[dict[str, Any]], delay: float) -> dict[str, Any]:
+    if delay:
+        await asyncio.sleep(delay)
+    if messages[-1]["role"] == "tool":
+        return {"role": "assistant", "content": ANSWER}
+    call = {"id": f"call_{next(_ids)}", "name": "get_weather", "args": {"city": "Tokyo"}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+async def get_weather(city: str) -> str:
+    return f"sunny in {city}"
+
+
+async def floor_run(delay: float = 0.0) -> str:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+    while True:
+        msg = await floor_model(messages, delay)
+        messages.append(msg)
+        calls = msg.get("tool_calls")
+        if not calls:
+            return str(msg["content"])
+        for c in calls:
+            content = await get_weather(**c["args"])
+            messages.append({"role": "tool", "tool_call_id": c["id"], "content": content})

@@ -1,0 +1,1 @@
+"""Runtime extensions shipped with the runtime: agent handoff and local delegation."""

@@ -1,0 +1,180 @@
+"""``AgentTool``: a delegate agent exposed to the model as the tool ``agent_run_<agent_id>``.
+
+The model passes ``{"prompt": "..."}``; the delegate runs through an :class:`AgentBackend`
+(in-process via the resolver for local agents) and its final answer becomes the tool result:
+``{"agent_id", "status", "response", "output", "steps"}`` with metadata ``child_run_id``.
+A delegate that ends waiting (suspended, input or auth required) makes this call pending with
+resume mode ``use_decision_as_tool_result``; failures become error results.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.progress import ProgressStatus
+from awaken_contract.contract.suspension import (
+    PendingToolCall,
+    ResumeDecisionAction,
+    SuspendTicket,
+    Suspension,
+    ToolCallResumeMode,
+)
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.errors import AwakenError, ExecutionFailed, InvalidArguments, ResolveError
+
+from awaken_runtime.extensions.delegation.backend import AgentBackend, LocalBackend
+from awaken_runtime.extensions.delegation.sink import (
+    ProgressForwardingSink,
+    current_sub_run_observer,
+)
+from awaken_runtime.extensions.delegation.types import DelegateRunResult, DelegateStatus
+from awaken_runtime.registry.resolved import AgentResolver
+
+__all__ = ["AGENT_TOOL_PREFIX", "AgentTool", "agent_tool_id", "delegate_description"]
+
+_log = logging.getLogger(__name__)
+
+AGENT_TOOL_PREFIX = "agent_run_"
+
+_PARAMETERS = {
+    "type": "object",
+    "properties": {"prompt": {"type": "string", "description": "The task for the delegate agent."}},
+    "required": ["prompt"],
+}
+
+
+def agent_tool_id(agent_id: str) -> str:
+    """``agent_run_<agent_id>``."""
+    return f"{AGENT_TOOL_PREFIX}{agent_id}"
+
+
+def delegate_description(agent_id: str, system_prompt: str) -> str:
+    """The tool description of a delegate: the first 100 characters of its system prompt."""
+    text = system_prompt.strip()[:100]
+    return text or f"Delegate a task to the agent '{agent_id}'."
+
+
+class AgentTool(Tool):
+    """Runs the delegate ``agent_id`` with the model's prompt and returns its answer."""
+
+    def __init__(self, agent_id: str, description: str, backend: AgentBackend) -> None:
+        self.agent_id = agent_id
+        self.tool_id = agent_tool_id(agent_id)
+        self.description = description
+        self.backend = backend
+
+    @classmethod
+    def local(cls, agent_id: str, description: str, resolver: AgentResolver) -> AgentTool:
+        """A delegate run in-process, resolved by ``resolver``."""
+        return cls(agent_id, description, LocalBackend(resolver))
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor(self.tool_id, self.tool_id, self.description).with_parameters(
+            _PARAMETERS
+        )
+
+    def validate_args(self, args: Any) -> None:
+        if not isinstance(args, dict) or "prompt" not in args:
+            raise InvalidArguments("missing required field 'prompt'", "prompt")
+        if not isinstance(args["prompt"], str):
+            raise InvalidArguments("'prompt' must be a string", "prompt")
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        resume = ctx.resume_input
+        if resume is not None:
+            if resume.action is ResumeDecisionAction.CANCEL:
+                reason = resume.reason or "cancelled by the user"
+                return ToolResult.error(self.tool_id, f"delegation to {self.agent_id} {reason}")
+            return ToolResult.success(self.tool_id, resume.result)
+        self.validate_args(args)
+        prompt = args["prompt"].strip()
+        if not prompt:
+            raise InvalidArguments("prompt must not be empty", "prompt")
+        await ctx.report_progress(ProgressStatus.RUNNING, f"delegating to {self.agent_id}")
+        sink = ProgressForwardingSink(ctx.activity_sink, current_sub_run_observer())
+        identity = ctx.run_identity
+        try:
+            result = await self.backend.execute(
+                self.agent_id,
+                [Message.user(prompt)],
+                sink,
+                identity.run_id,
+                ctx.call_id,
+                parent_thread_id=identity.thread_id,
+                cancellation_token=ctx.cancellation_token,
+            )
+        except ResolveError as exc:
+            await self._progress(ctx, ProgressStatus.FAILED, f"failed: {exc}")
+            raise ExecutionFailed(f"cannot resolve delegate '{self.agent_id}': {exc}") from exc
+        except AwakenError as exc:
+            await self._progress(ctx, ProgressStatus.FAILED, f"failed: {exc}")
+            return ToolResult.error(self.tool_id, f"delegation to {self.agent_id} failed: {exc}")
+        return await self._to_tool_result(result, args, ctx)
+
+    async def _progress(self, ctx: ToolCallContext, status: ProgressStatus, what: str) -> None:
+        await ctx.report_progress(status, f"delegation to {self.agent_id} {what}")
+
+    async def _to_tool_result(
+        self, result: DelegateRunResult, args: Any, ctx: ToolCallContext
+    ) -> ToolResult:
+        status = result.status
+        kind = status.kind
+        if kind is DelegateStatus.COMPLETED:
+            await self._progress(ctx, ProgressStatus.DONE, "completed")
+            return ToolResult.success(self.tool_id, result.tool_data()).with_metadata(
+                "child_run_id", result.run_id
+            )
+        if status.is_waiting:
+            return await self._pending(result, args, ctx)
+        if kind is DelegateStatus.CANCELLED:
+            await self._progress(ctx, ProgressStatus.CANCELLED, "cancelled")
+            message = f"delegation to {self.agent_id} cancelled"
+        elif kind is DelegateStatus.TIMEOUT:
+            await self._progress(ctx, ProgressStatus.FAILED, "timed out")
+            message = f"delegation to {self.agent_id} timed out"
+        else:
+            failure = status.message or "unknown error"
+            await self._progress(ctx, ProgressStatus.FAILED, f"failed: {failure}")
+            message = f"delegation to {self.agent_id} failed: {failure}"
+        _log.info("delegate %s ended %s", self.agent_id, status)
+        error = ToolResult.error(self.tool_id, message)
+        return error.with_metadata("child_run_id", result.run_id)
+
+    async def _pending(
+        self, result: DelegateRunResult, args: Any, ctx: ToolCallContext
+    ) -> ToolResult:
+        status = result.status
+        kind = status.kind
+        label = {
+            DelegateStatus.WAITING_INPUT: ("input_required", "waiting for input"),
+            DelegateStatus.WAITING_AUTH: ("auth_required", "waiting for auth"),
+        }.get(kind, ("suspended", "suspended"))
+        detail = f"{label[1]}: {status.message}" if status.message else label[1]
+        await self._progress(ctx, ProgressStatus.PENDING, detail)
+        message = f"delegation to {self.agent_id} {detail}"
+        suspension_id = (
+            f"delegate_run:{result.run_id}" if result.run_id else f"delegate_tool:{ctx.call_id}"
+        )
+        ticket = SuspendTicket(
+            suspension=Suspension(
+                id=suspension_id,
+                action=f"agent_delegate:{label[0]}",
+                message=message,
+                parameters={
+                    "agent_id": self.agent_id,
+                    "backend_status": str(status),
+                    "child_run_id": result.run_id,
+                    "tool_call_id": ctx.call_id,
+                },
+            ),
+            pending=PendingToolCall(id=ctx.call_id, name=self.tool_id, arguments=args),
+            resume_mode=ToolCallResumeMode.USE_DECISION_AS_TOOL_RESULT,
+        )
+        pending = ToolResult.suspended_with(self.tool_id, message, ticket)
+        pending.data = result.tool_data()
+        return pending.with_metadata("child_run_id", result.run_id)
+
+    def __repr__(self) -> str:
+        return f"AgentTool({self.tool_id!r}, backend={type(self.backend).__name__})"

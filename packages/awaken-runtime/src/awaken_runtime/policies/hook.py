@@ -1,0 +1,188 @@
+"""The hooks behind the stop plugins and the helpers the loop uses to report a stop.
+
+* :class:`StopClockHook` (RunStart) starts the elapsed-time clock;
+* :class:`StopStatsHook` (AfterInference) accounts the inference: tokens, text, tool calls;
+* :class:`StopConditionHook` (StepEnd) counts failed rounds, builds :class:`StopPolicyStats`
+  and evaluates the policies in order; the first ``Stop`` commits
+  ``RunLifecycle Done("stopped:<code>")`` and records the code and detail, which
+  :func:`stop_termination` turns into ``TerminationReason.stopped(code, detail)``.
+
+Evaluating at StepEnd means a stop never discards an inference that was paid for: the step's
+tools have run and their results are in the history when the run ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+
+from awaken_contract.actions import RunLifecycleKey, RunLifecycleUpdate, ToolCallStatesKey
+from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
+from awaken_contract.contract.message import ToolCall
+from awaken_contract.contract.suspension import ToolCallStatus
+from awaken_contract.ids import now_ms
+from awaken_contract.plugin import PhaseContext, PhaseHook
+from awaken_contract.state import Snapshot, StateCommand
+
+from awaken_runtime.policies.policy import StopPolicy, StopPolicyStats
+from awaken_runtime.policies.state import (
+    RecordInference,
+    RecordStepOutcome,
+    RecordStop,
+    StartClock,
+    StopConditionStats,
+    StopConditionStatsKey,
+)
+
+__all__ = [
+    "Clock",
+    "StopClockHook",
+    "StopConditionHook",
+    "StopStatsHook",
+    "stop_termination",
+    "stopped_reason",
+    "tool_round_signature",
+]
+
+#: A millisecond clock (``awaken_contract.ids.now_ms`` by default; tests inject their own).
+Clock = Callable[[], int]
+
+
+def tool_round_signature(calls: Sequence[ToolCall]) -> str:
+    """A short digest of a set of tool calls (names and arguments, order-insensitive)."""
+    parts = sorted(
+        json.dumps([c.name, c.arguments], sort_keys=True, separators=(",", ":"), default=str)
+        for c in calls
+    )
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+
+def stopped_reason(snapshot: Snapshot) -> tuple[str, str | None] | None:
+    """``(code, detail)`` of the stop recorded by a stop plugin, if any."""
+    stats = snapshot.get(StopConditionStatsKey)
+    if stats is None or stats.stopped is None:
+        return None
+    return stats.stopped.code, stats.stopped.detail
+
+
+def stop_termination(snapshot: Snapshot, code: str) -> TerminationReason:
+    """``stopped(code, detail)`` with the detail a stop plugin recorded for ``code``."""
+    recorded = stopped_reason(snapshot)
+    if recorded is not None and recorded[0] == code:
+        return TerminationReason.stopped(code, recorded[1])
+    return TerminationReason.stopped(code)
+
+
+def _current_step(ctx: PhaseContext) -> int:
+    lifecycle = ctx.snapshot.get(RunLifecycleKey)
+    return lifecycle.step_count if lifecycle is not None else 0
+
+
+class StopClockHook(PhaseHook):
+    """RunStart: start the clock the timeout policy measures against."""
+
+    def __init__(self, clock: Clock = now_ms) -> None:
+        self.clock = clock
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        stats = ctx.snapshot.get(StopConditionStatsKey)
+        command = StateCommand()
+        if stats is None or not stats.start_time_ms:
+            command.update(StopConditionStatsKey, StartClock(self.clock()))
+        return command
+
+
+class StopStatsHook(PhaseHook):
+    """AfterInference: account the step's inference once."""
+
+    def __init__(self, clock: Clock = now_ms) -> None:
+        self.clock = clock
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        command = StateCommand()
+        response = ctx.llm_response
+        if response is None:
+            return command
+        step = _current_step(ctx) + 1
+        stats = ctx.snapshot.get(StopConditionStatsKey)
+        if stats is not None and stats.recorded_step >= step:
+            return command
+        usage = response.usage
+        calls = response.tool_calls
+        command.update(
+            StopConditionStatsKey,
+            RecordInference(
+                step=step,
+                input_tokens=max(usage.prompt_tokens or 0, 0) if usage is not None else 0,
+                output_tokens=max(usage.completion_tokens or 0, 0) if usage is not None else 0,
+                text=response.text,
+                tool_names=[c.name for c in calls],
+                signature=tool_round_signature(calls) if calls else None,
+                at_ms=self.clock(),
+            ),
+        )
+        return command
+
+
+class StopConditionHook(PhaseHook):
+    """StepEnd: evaluate ``policies`` in order; the first ``Stop`` ends the run.
+
+    Only a running lifecycle is evaluated (a suspended, cancelled or already finished step is
+    left alone). With ``track_outcomes`` the hook also counts rounds whose tool calls all failed.
+    """
+
+    def __init__(
+        self,
+        policies: Sequence[StopPolicy],
+        *,
+        clock: Clock = now_ms,
+        track_outcomes: bool = True,
+    ) -> None:
+        self.policies = list(policies)
+        self.clock = clock
+        self.track_outcomes = track_outcomes
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        command = StateCommand()
+        lifecycle = ctx.snapshot.get(RunLifecycleKey)
+        if lifecycle is None or lifecycle.status is not RunStatus.RUNNING:
+            return command
+        step = lifecycle.step_count
+        stats = ctx.snapshot.get(StopConditionStatsKey) or StopConditionStats()
+        if self.track_outcomes and step > stats.evaluated_step:
+            update = RecordStepOutcome(step, _all_calls_failed(ctx))
+            command.update(StopConditionStatsKey, update)
+            stats = StopConditionStatsKey.apply(stats, update)
+        view = self._view(stats, step)
+        for policy in self.policies:
+            decision = policy.evaluate(view)
+            if decision.code is not None:
+                detail = decision.detail or None
+                command.update(StopConditionStatsKey, RecordStop(decision.code, detail))
+                command.update(RunLifecycleKey, RunLifecycleUpdate.done(f"stopped:{decision.code}"))
+                break
+        return command
+
+    def _view(self, stats: StopConditionStats, step: int) -> StopPolicyStats:
+        current = stats.recorded_step == step
+        rounds = stats.tool_rounds
+        if not current and stats.last_tool_names:
+            rounds = []
+        return StopPolicyStats(
+            step_count=step,
+            total_input_tokens=stats.total_input_tokens,
+            total_output_tokens=stats.total_output_tokens,
+            elapsed_ms=max(self.clock() - stats.start_time_ms, 0) if stats.start_time_ms else 0,
+            consecutive_errors=stats.consecutive_errors,
+            last_tool_names=tuple(stats.last_tool_names) if current else (),
+            last_response_text=stats.last_response_text if current else "",
+            tool_rounds=tuple(rounds),
+        )
+
+
+def _all_calls_failed(ctx: PhaseContext) -> bool:
+    states = ctx.snapshot.get(ToolCallStatesKey)
+    if states is None or not states.calls:
+        return False
+    return all(s.status is ToolCallStatus.FAILED for s in states.calls.values())

@@ -1,0 +1,216 @@
+"""Builder (deferred errors, dry-run validation) and the resolve pipeline."""
+
+import logging
+from typing import Any
+
+import pytest
+from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.errors import (
+    AgentRegistryConflict,
+    InvalidPluginConfig,
+    ModelNotFound,
+    PluginNotFound,
+    ProviderNotFound,
+    RemoteAgentNotDirectlyRunnable,
+    ResolveAgentNotFound,
+    ResolveFailed,
+    ToolIdConflict,
+    ToolRegistryConflict,
+    ValidationFailed,
+)
+from awaken_contract.plugin import ConfigSchema, Plugin, PluginDescriptor, PluginRegistrar
+from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
+from awaken_runtime import AgentRuntimeBuilder, ModelEntry
+from awaken_runtime.engine import MockLlmExecutor, RetryingExecutor
+from awaken_runtime.plugins import LoopActionHandlersPlugin
+
+
+class Named(Tool):
+    def __init__(self, tool_id: str) -> None:
+        self.tool_id = tool_id
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor(self.tool_id, self.tool_id, "test tool")
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        return ToolResult.success(self.tool_id, None)
+
+
+class ToolPlugin(Plugin):
+    """Offers a tool and claims the `limits` section."""
+
+    def __init__(self, tool_id: str = "plugin_tool") -> None:
+        self.tool_id = tool_id
+
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("limits")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        registrar.register_tool(self.tool_id, Named(self.tool_id))
+
+    def config_schemas(self) -> list[ConfigSchema]:
+        return [
+            ConfigSchema(
+                "limits",
+                {
+                    "type": "object",
+                    "properties": {"max": {"type": "integer", "minimum": 1}},
+                    "required": ["max"],
+                    "additionalProperties": False,
+                },
+            )
+        ]
+
+
+def base() -> AgentRuntimeBuilder:
+    return (
+        AgentRuntimeBuilder()
+        .with_provider("mock", MockLlmExecutor())
+        .with_model("m", ModelSpec(id="m", provider="mock", model="mock-1"))
+    )
+
+
+def test_duplicate_registrations_surface_the_first_error_at_build() -> None:
+    builder = (
+        base()
+        .with_agent_spec(AgentSpec("a").with_model("m"))
+        .with_agent_spec(AgentSpec("a").with_model("m"))
+        .with_tool("t", Named("t"))
+        .with_tool("t", Named("t"))
+    )
+    with pytest.raises(AgentRegistryConflict, match="agent 'a' already registered"):
+        builder.build()
+    with pytest.raises(AgentRegistryConflict):
+        builder.build_unchecked()
+    with pytest.raises(ToolRegistryConflict):
+        base().with_tool("t", Named("t")).with_tool("t", Named("t")).build_unchecked()
+
+
+def test_build_validates_every_agent_and_names_the_failures() -> None:
+    builder = (
+        base()
+        .with_agent_spec(AgentSpec("ok").with_model("m"))
+        .with_agent_spec(AgentSpec("no_model").with_model("ghost"))
+        .with_agent_spec(AgentSpec("no_plugin").with_model("m").with_plugin("nope"))
+        .with_model("orphan", ModelSpec(id="orphan", provider="absent", model="x"))
+        .with_agent_spec(AgentSpec("no_provider").with_model("orphan"))
+    )
+    with pytest.raises(ValidationFailed) as info:
+        builder.build()
+    failures = info.value.failures
+    assert set(failures) == {"no_model", "no_plugin", "no_provider"}
+    assert failures["no_model"] == "model not found: ghost"
+    assert failures["no_plugin"] == "plugin not found: nope"
+    assert failures["no_provider"] == "provider not found: absent"
+    assert "no_model: model not found: ghost" in str(info.value)
+    runtime = builder.build_unchecked()  # skips validation
+    assert runtime.resolve("ok").spec.id == "ok"
+    with pytest.raises(ModelNotFound):
+        runtime.resolve("no_model")
+    with pytest.raises(ProviderNotFound):
+        runtime.resolve("no_provider")
+    with pytest.raises(PluginNotFound):
+        runtime.resolve("no_plugin")
+
+
+async def test_run_of_an_unresolvable_agent_fails_before_any_event() -> None:
+    runtime = base().with_agent_spec(AgentSpec("a").with_model("m")).build()
+    with pytest.raises(ResolveFailed, match="agent not found: ghost"):
+        await runtime.run(RunRequest("t", []).with_agent_id("ghost"))
+
+
+def test_book_model_entry_is_accepted() -> None:
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("a").with_model("gpt"))
+        .with_provider("openai", MockLlmExecutor())
+        .with_model("gpt", ModelEntry(provider="openai", model_name="gpt-4o-mini"))
+        .build()
+    )
+    assert runtime.resolve("a").upstream_model == "gpt-4o-mini"
+
+
+def test_remote_agents_cannot_run_locally() -> None:
+    endpoint = RemoteEndpoint.a2a("https://example.invalid/v1/a2a")
+    builder = base().with_agent_spec(AgentSpec("remote").with_endpoint(endpoint))
+    runtime = builder.build_unchecked()
+    with pytest.raises(RemoteAgentNotDirectlyRunnable):
+        runtime.resolve("remote")
+    with pytest.raises(ValidationFailed, match="unsupported remote backend"):
+        builder.build()
+    accepted = base().with_agent_spec(AgentSpec("remote").with_endpoint(endpoint))
+    accepted.with_agent_backend_factory("a2a", lambda agent_id, ep: None).build()
+
+
+def test_tool_pipeline_merge_conflicts_and_filters() -> None:
+    spec = AgentSpec("a").with_model("m").with_plugin("limits")
+    runtime = (
+        base()
+        .with_agent_spec(spec)
+        .with_agent_spec(
+            spec.model_copy(update={"id": "only"})
+            .with_allowed_tools(["g1", "plugin_tool"])
+            .with_excluded_tools(["plugin_tool"])
+        )
+        .with_tool("g1", Named("g1"))
+        .with_tool("g2", Named("g2"))
+        .with_plugin("limits", ToolPlugin())
+        .build()
+    )
+    assert sorted(runtime.resolve("a").tools) == ["g1", "g2", "plugin_tool"]
+    assert sorted(runtime.resolve("only").tools) == ["g1"]
+    clash = (
+        base()
+        .with_agent_spec(AgentSpec("a").with_model("m").with_plugin("limits"))
+        .with_tool("plugin_tool", Named("plugin_tool"))
+        .with_plugin("limits", ToolPlugin())
+        .build_unchecked()
+    )
+    with pytest.raises(ToolIdConflict, match='"plugin_tool" registered by both global and plugin'):
+        clash.resolve("a")
+
+
+def test_config_sections_are_validated_against_plugin_schemas(caplog: Any) -> None:
+    def runtime_with(sections: dict[str, Any]):
+        spec = AgentSpec("a").with_model("m").with_plugin("limits")
+        for key, value in sections.items():
+            spec = spec.with_section(key, value)
+        return base().with_agent_spec(spec).with_plugin("limits", ToolPlugin()).build_unchecked()
+
+    runtime_with({"limits": {"max": 3}}).resolve("a")
+    with pytest.raises(InvalidPluginConfig) as info:
+        runtime_with({"limits": {"max": 0}}).resolve("a")
+    assert info.value.plugin == "limits" and info.value.key == "limits"
+    with caplog.at_level(logging.WARNING):
+        runtime_with({"limtis": {"max": 3}}).resolve("a")
+    assert "not claimed by any plugin" in caplog.text
+
+
+def test_retry_section_wraps_the_executor() -> None:
+    spec = (
+        AgentSpec("a")
+        .with_model("m")
+        .with_section("retry", {"max_retries": 1, "fallback_upstream_models": []})
+    )
+    runtime = (
+        base().with_agent_spec(spec).with_agent_spec(AgentSpec("plain").with_model("m")).build()
+    )
+    assert isinstance(runtime.resolve("a").llm_executor, RetryingExecutor)
+    assert isinstance(runtime.resolve("plain").llm_executor, MockLlmExecutor)
+    bad = AgentSpec("bad").with_model("m").with_section("retry", {"max_retries": "many"})
+    with pytest.raises(ValidationFailed, match="invalid config for plugin retry"):
+        base().with_agent_spec(bad).build()
+
+
+def test_resolution_injects_default_plugins_and_checks_delegates() -> None:
+    runtime = base().with_agent_spec(AgentSpec("a").with_model("m")).build()
+    env = runtime.resolve("a").env
+    assert any(isinstance(p, LoopActionHandlersPlugin) for p in env.plugins)
+    assert "runtime.tool_intercept" in env.action_handlers
+    with pytest.raises(ValidationFailed, match="agent not found: ghost"):
+        base().with_agent_spec(AgentSpec("a").with_model("m").with_delegate("ghost")).build()
+    with pytest.raises(ResolveAgentNotFound):
+        base().with_agent_spec(
+            AgentSpec("a").with_model("m").with_delegate("ghost")
+        ).build_unchecked().resolve("a")

@@ -1,0 +1,79 @@
+"""Agent cards generated from the registered agent specs."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from starlette.requests import Request
+
+from awaken_server.protocols.a2a.wire import (
+    A2A_PROTOCOL_VERSION,
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+)
+
+__all__ = ["EXTENDED_CARD_SCHEME", "INPUT_MODES", "OUTPUT_MODES", "build_card", "request_origin"]
+
+INPUT_MODES = ["text/plain", "application/json"]
+OUTPUT_MODES = ["text/plain"]
+EXTENDED_CARD_SCHEME = "awakenExtendedCardBearer"
+
+
+def _server_version() -> str:
+    try:
+        return version("awaken-server")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+def request_origin(request: Request) -> str:
+    """``scheme://host`` of the request as the client sees it (forwarding headers honoured)."""
+    headers = request.headers
+    scheme = headers.get("x-forwarded-proto", "").split(",")[0].strip() or "http"
+    host = headers.get("x-forwarded-host", "").split(",")[0].strip() or headers.get("host", "")
+    return f"{scheme}://{host.strip() or 'localhost'}"
+
+
+def build_card(
+    agent_id: str, origin: str, *, tenant: bool = False, extended_card: bool = False
+) -> AgentCard:
+    """The card of ``agent_id``; tenant cards point at ``/v1/a2a/<agent_id>``."""
+    url = f"{origin}/v1/a2a" + (f"/{agent_id}" if tenant else "")
+    card = AgentCard(
+        name=agent_id,
+        description=f"Awaken AI agent '{agent_id}'",
+        supported_interfaces=[
+            AgentInterface(
+                url=url,
+                protocol_binding="HTTP+JSON",
+                protocol_version=A2A_PROTOCOL_VERSION,
+                tenant=agent_id if tenant else None,
+            )
+        ],
+        provider=AgentProvider(organization="Awaken", url=origin),
+        version=_server_version(),
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=True, extended_agent_card=extended_card
+        ),
+        default_input_modes=list(INPUT_MODES),
+        default_output_modes=list(OUTPUT_MODES),
+        skills=[
+            AgentSkill(
+                id=agent_id,
+                name=agent_id,
+                description=f"Interact with the '{agent_id}' Awaken agent.",
+                tags=["awaken", "agent"],
+                input_modes=list(INPUT_MODES),
+                output_modes=list(OUTPUT_MODES),
+            )
+        ],
+    )
+    if extended_card:
+        card.security_schemes = {
+            EXTENDED_CARD_SCHEME: {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
+        }
+        card.security_requirements = [{"schemes": {EXTENDED_CARD_SCHEME: {"list": []}}}]
+    return card

@@ -1,0 +1,225 @@
+"""Durability: ``awaken serve`` as a real subprocess, killed with SIGKILL mid-run, restarted.
+
+The job of the killed process is re-claimed once its lease expires and finishes; the thread's
+messages and runs are intact. Same on PostgreSQL, where two server processes also share work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CONFIG = """
+server:
+  mailbox:
+    lease_ms: 1500
+    lease_renewal_interval: 0.3
+    sweep_interval: 0.3
+    poll_interval: 0.2
+    default_retry_delay_ms: 20
+"""
+JOB_START = re.compile(r"job start job_id=(\S+) run_id=\S+ thread_id=\S+ consumer=(\S+)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServeProcess:
+    """``awaken serve`` in a subprocess with its log in a file."""
+
+    def __init__(self, tmp: Path, store_url: str, name: str) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = tmp / "awaken.yaml"
+        config.write_text(CONFIG)
+        self.log_path = tmp / f"{name}.log"
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env.pop("LLM_BASE_URL", None)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from awaken.cli import main; sys.exit(main())",
+                "serve",
+                "--config",
+                str(config),
+                "--store",
+                store_url,
+                "--port",
+                str(self.port),
+            ],
+            stdout=self.log_path.open("wb"),
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=tmp,
+        )
+
+    async def ready(self) -> None:
+        async with httpx.AsyncClient(base_url=self.url) as client:
+            for _ in range(600):
+                if self.proc.poll() is not None:
+                    raise AssertionError(f"server exited: {self.log()}")
+                try:
+                    if (await client.get("/health")).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.05)
+        raise AssertionError(f"server did not start: {self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def job_starts(self) -> list[tuple[str, str]]:
+        return JOB_START.findall(self.log())
+
+
+async def _poll(check: Any, limit_secs: float = 60.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_secs
+    while not await check():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.1)
+
+
+async def _kill_mid_run_and_recover(tmp_path: Path, store_url: str) -> None:
+    first = ServeProcess(tmp_path, store_url, "first")
+    try:
+        await first.ready()
+        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
+            tid = (await c.post("/v1/threads", json={"title": "durable"})).json()["id"]
+            body = {"messages": [{"role": "user", "content": "wait 2"}]}
+            r = await c.post(f"/v1/threads/{tid}/messages", json=body)
+            assert r.status_code == 202
+
+            async def claimed() -> bool:
+                jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
+                return bool(jobs) and jobs[0]["status"] == "Claimed"
+
+            await _poll(claimed)
+            job_id = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"][0]["job_id"]
+            await _poll(lambda: _async(bool(first.job_starts())))
+    finally:
+        first.kill()  # SIGKILL: no shutdown, the lease is left behind
+
+    second = ServeProcess(tmp_path, store_url, "second")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
+
+            async def accepted() -> bool:
+                jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
+                return [j["status"] for j in jobs] == ["Accepted"]
+
+            await _poll(accepted)
+            job = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"][0]
+            assert job["job_id"] == job_id and job["attempt_count"] == 1  # reclaimed once
+            runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
+            assert len(runs) == 1 and runs[0]["status"] == "done"
+            assert runs[0]["termination_reason"] == {"type": "natural_end"}
+            history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+            assert [m["role"] for m in history] == ["user", "assistant", "tool", "assistant"]
+            assert "waited_seconds" in history[2]["content"][0]["text"]
+            thread = (await c.get(f"/v1/threads/{tid}")).json()
+            assert thread["metadata"]["title"] == "durable"
+        assert [j for j, _ in second.job_starts()] == [job_id]
+    finally:
+        second.stop()
+
+
+async def _async(value: bool) -> bool:
+    return value
+
+
+async def test_sqlite_server_killed_mid_run_finishes_the_job_after_restart(tmp_path: Path) -> None:
+    await _kill_mid_run_and_recover(tmp_path, f"sqlite:///{tmp_path / 'awaken.db'}")
+
+
+async def _fresh_database(dsn: str, name: str) -> str:
+    asyncpg = pytest.importorskip("asyncpg")
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    head, sep, query = dsn.partition("?")
+    base = head.rpartition("/")[0]
+    return f"{base}/{name}{sep}{query}"
+
+
+@pytest.mark.postgres
+async def test_postgres_server_killed_mid_run_finishes_the_job_after_restart(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    dsn = await _fresh_database(postgres_dsn, "awaken_h6_kill")
+    await _kill_mid_run_and_recover(tmp_path, dsn)
+
+
+@pytest.mark.postgres
+async def test_two_servers_on_one_postgres_run_each_job_exactly_once(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    dsn = await _fresh_database(postgres_dsn, "awaken_h6_share")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    servers = [ServeProcess(tmp_path / "a", dsn, "a"), ServeProcess(tmp_path / "b", dsn, "b")]
+    try:
+        for server in servers:
+            await server.ready()
+        clients = [httpx.AsyncClient(base_url=s.url, timeout=30) for s in servers]
+        job_ids: list[str] = []
+        for i in range(50):
+            client = clients[i % 2]
+            body = {"payload": {"text": f"weather in City{i}"}}
+            r = await client.post(f"/v1/threads/share-{i}/mailbox", json=body)
+            assert r.status_code == 201
+            job_ids.append(r.json()["dispatch_id"])
+
+        async def all_accepted() -> bool:
+            for i in range(50):
+                jobs = (await clients[0].get(f"/v1/threads/share-{i}/mailbox")).json()["items"]
+                if [j["status"] for j in jobs] != ["Accepted"]:
+                    return False
+            return True
+
+        await _poll(all_accepted, limit_secs=120)
+        for client in clients:
+            await client.aclose()
+        starts = [job for s in servers for job, _ in s.job_starts()]
+        assert Counter(starts) == Counter(job_ids)  # every job ran, none twice
+        consumers = {consumer for s in servers for _, consumer in s.job_starts()}
+        assert len(consumers) == 2  # both processes did work
+        async with httpx.AsyncClient(base_url=servers[1].url) as c:
+            runs = (await c.get("/v1/runs", params={"limit": 200, "status": "done"})).json()
+        assert runs["total"] == 50
+    finally:
+        for server in servers:
+            server.stop()

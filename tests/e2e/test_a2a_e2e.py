@@ -1,0 +1,297 @@
+"""A2A v1.0 end to end with the official ``a2a-sdk`` client against a live Awaken server.
+
+Two real servers on loopback ports (SQLite files, mailbox, uvicorn); the only mock is the
+scripted model. The client fetches the public card, sends blocking and non-blocking
+messages, polls, streams, cancels a running task; a local agent delegates to the second
+server through ``A2aBackend``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from a2a.client import ClientConfig, ClientFactory
+from a2a.client.card_resolver import A2ACardResolver
+from a2a.types import a2a_pb2 as pb
+from awaken_contract.contract.content import ContentBlock
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
+from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.message import Role, ToolCall
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.ids import new_id
+from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
+from awaken_runtime import AgentRuntimeBuilder
+from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.protocols.a2a import a2a_routes
+from awaken_stores import SqliteStore
+
+EXTENDED_TOKEN = "card-secret"
+
+
+class SlowTool(Tool):
+    """Blocks until cancelled (so a task stays WORKING)."""
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("slow", "Slow", "Takes forever")
+
+    async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
+        await asyncio.Event().wait()
+        return ToolResult.success("slow", {})
+
+
+class Scripted(LlmExecutor):
+    """Echoes the user; ``slow`` calls the slow tool; delegates when a delegate tool exists."""
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        last = request.messages[-1]
+        offered = {t.id for t in request.tools}
+        if last.role is Role.TOOL:
+            return _text(f"Done: {last.text()}")
+        asked = last.text()
+        delegate = next((t for t in sorted(offered) if t.startswith("agent_run_")), None)
+        if delegate is not None:
+            return _call(delegate, {"prompt": f"research {asked}"})
+        if "slow" in asked:
+            return _call("slow", {})
+        return _text(f"Echo: {asked}")
+
+    def name(self) -> str:
+        return "scripted"
+
+
+def _text(text: str) -> StreamResult:
+    return StreamResult(
+        content=[ContentBlock.text(text)],
+        tool_calls=[],
+        usage=None,
+        stop_reason=StopReason.END_TURN,
+        has_incomplete_tool_calls=False,
+    )
+
+
+def _call(name: str, args: dict[str, Any]) -> StreamResult:
+    return StreamResult(
+        content=[],
+        tool_calls=[ToolCall(f"call_{new_id()}", name, args)],
+        usage=None,
+        stop_reason=StopReason.TOOL_USE,
+        has_incomplete_tool_calls=False,
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Server:
+    """uvicorn in a thread serving an Awaken app with the A2A routes."""
+
+    def __init__(self, db: Path, agents: list[AgentSpec]) -> None:
+        self.db = db
+        self.agents = agents
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self._ready = threading.Event()
+        self._server: uvicorn.Server | None = None
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
+
+    async def _serve(self) -> None:
+        store = SqliteStore(self.db)
+        builder = (
+            AgentRuntimeBuilder()
+            .with_agent_specs(self.agents)
+            .with_tool("slow", SlowTool())
+            .with_provider("scripted", Scripted())
+            .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+            .with_thread_run_store(store)
+        )
+        from awaken_runtime.remote import register_a2a_backend
+
+        runtime = register_a2a_backend(builder).build()
+        config = ServerConfig(a2a_extended_card_bearer_token=EXTENDED_TOKEN)
+        state = AppState.build(runtime, store, config=config)
+        app = create_app(state, extra_routes=a2a_routes())
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
+        )
+        original = self._server.startup
+
+        async def startup(sockets: Any = None) -> None:
+            await original(sockets)
+            self._ready.set()
+
+        self._server.startup = startup  # type: ignore[method-assign]
+        await self._server.serve()
+        await store.close()
+
+    def start(self) -> Server:
+        self._thread.start()
+        assert self._ready.wait(30), "server did not start"
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        self._thread.join(30)
+
+
+def _agent(agent_id: str) -> AgentSpec:
+    return AgentSpec(agent_id).with_model("m").with_system_prompt("Be brief.").with_max_rounds(4)
+
+
+@pytest.fixture(scope="module")
+def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(tmp_path_factory.mktemp("a2a-remote") / "a.db", [_agent("researcher")])
+    yield server.start()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory, remote: Server) -> Iterator[Server]:
+    endpoint = RemoteEndpoint.a2a(f"{remote.base_url}/v1/a2a", target="researcher").model_copy(
+        update={"options": {"poll_interval_ms": 50}, "timeout_ms": 30_000}
+    )
+    agents = [
+        _agent("default"),
+        _agent("orchestrator").with_delegate("remote_researcher"),
+        AgentSpec("remote_researcher").with_endpoint(endpoint),
+    ]
+    server = Server(tmp_path_factory.mktemp("a2a-local") / "b.db", agents)
+    yield server.start()
+    server.stop()
+
+
+async def _client(base_url: str, *, streaming: bool = False) -> Any:
+    async with httpx.AsyncClient() as http:
+        card = await A2ACardResolver(http, base_url).get_agent_card()
+    config = ClientConfig(streaming=streaming, supported_protocol_bindings=["HTTP+JSON"])
+    return ClientFactory(config).create(card), card
+
+
+def _user(text: str, **ids: str) -> pb.Message:
+    return pb.Message(message_id=new_id(), role=pb.ROLE_USER, parts=[pb.Part(text=text)], **ids)
+
+
+async def _send(client: Any, message: pb.Message, *, immediately: bool = False) -> pb.Task:
+    request = pb.SendMessageRequest(
+        message=message,
+        configuration=pb.SendMessageConfiguration(return_immediately=immediately),
+    )
+    responses = [r async for r in client.send_message(request)]
+    assert len(responses) == 1 and responses[0].HasField("task")
+    task: pb.Task = responses[0].task
+    return task
+
+
+async def _poll(client: Any, task_id: str, *, until: set[int]) -> pb.Task:
+    for _ in range(300):
+        task: pb.Task = await client.get_task(pb.GetTaskRequest(id=task_id))
+        if task.status.state in until:
+            return task
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"task {task_id} never reached {until}: {task.status.state}")
+
+
+async def test_card_is_fetched_and_parsed(local: Server) -> None:
+    client, card = await _client(local.base_url)
+    assert card.name == "default"
+    [interface] = card.supported_interfaces
+    assert interface.url == f"{local.base_url}/v1/a2a"
+    assert interface.protocol_binding == "HTTP+JSON" and interface.protocol_version == "1.0"
+    assert card.capabilities.streaming and card.capabilities.push_notifications
+    assert card.capabilities.extended_agent_card
+    assert [s.id for s in card.skills] == ["default"]
+    await client.close()
+
+
+async def test_blocking_send_completes_with_artifact(local: Server) -> None:
+    client, _ = await _client(local.base_url)
+    task = await _send(client, _user("hello"))
+    assert task.status.state == pb.TASK_STATE_COMPLETED
+    assert task.status.message.role == pb.ROLE_AGENT
+    assert task.status.message.parts[0].text == "Echo: hello"
+    assert [a.artifact_id for a in task.artifacts] == ["response"]
+    assert [m.role for m in task.history] == [pb.ROLE_USER, pb.ROLE_AGENT]
+    await client.close()
+
+
+async def test_non_blocking_send_then_poll(local: Server) -> None:
+    client, _ = await _client(local.base_url)
+    context = new_id()
+    task = await _send(client, _user("first", context_id=context), immediately=True)
+    assert task.context_id == context
+    assert task.status.state in (pb.TASK_STATE_SUBMITTED, pb.TASK_STATE_WORKING)
+    done = await _poll(client, task.id, until={pb.TASK_STATE_COMPLETED})
+    assert done.status.message.parts[0].text == "Echo: first"
+    # A second task in the same context only carries its own messages.
+    second = await _send(client, _user("second", context_id=context))
+    assert second.id != task.id and second.context_id == context
+    assert [p.text for m in second.history for p in m.parts] == ["second", "Echo: second"]
+    listed = await client.list_tasks(pb.ListTasksRequest(context_id=context))
+    assert {t.id for t in listed.tasks} == {task.id, second.id}
+    await client.close()
+
+
+async def test_streaming_send_reports_status_updates(local: Server) -> None:
+    client, _ = await _client(local.base_url, streaming=True)
+    request = pb.SendMessageRequest(message=_user("streamed"))
+    frames = [r async for r in client.send_message(request)]
+    assert frames[0].HasField("task")
+    states = [f.status_update.status.state for f in frames if f.HasField("status_update")]
+    assert states[-1] == pb.TASK_STATE_COMPLETED
+    artifacts = [f.artifact_update for f in frames if f.HasField("artifact_update")]
+    assert artifacts and artifacts[-1].artifact.parts[0].text == "Echo: streamed"
+    await client.close()
+
+
+async def test_cancel_a_running_task(local: Server) -> None:
+    client, _ = await _client(local.base_url)
+    task = await _send(client, _user("please be slow"), immediately=True)
+    await _poll(client, task.id, until={pb.TASK_STATE_WORKING})
+    cancelled = await client.cancel_task(pb.CancelTaskRequest(id=task.id))
+    assert cancelled.status.state == pb.TASK_STATE_CANCELED
+    again = await client.get_task(pb.GetTaskRequest(id=task.id))
+    assert again.status.state == pb.TASK_STATE_CANCELED
+    await client.close()
+
+
+async def test_unknown_task_is_task_not_found(local: Server) -> None:
+    from a2a.utils.errors import TaskNotFoundError
+
+    client, _ = await _client(local.base_url)
+    with pytest.raises(TaskNotFoundError):
+        await client.get_task(pb.GetTaskRequest(id="no-such-task"))
+    await client.close()
+
+
+async def test_local_agent_delegates_to_remote_server(local: Server, remote: Server) -> None:
+    async with httpx.AsyncClient(base_url=local.base_url, timeout=60) as http:
+        body = {
+            "message": {
+                "messageId": new_id(),
+                "role": "ROLE_USER",
+                "parts": [{"text": "quantum"}],
+            }
+        }
+        response = await http.post("/v1/a2a/orchestrator/message:send", json=body)
+    assert response.status_code == 200, response.text
+    task = response.json()["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    final = task["status"]["message"]["parts"][0]["text"]
+    assert final.startswith("Done: ") and "Echo: research quantum" in final
+    # The remote server ran the delegated task as its own A2A task.
+    async with httpx.AsyncClient(base_url=remote.base_url) as http:
+        listed = (await http.get("/v1/a2a/tasks", params={"status": "completed"})).json()
+    texts = [t["status"]["message"]["parts"][0]["text"] for t in listed["tasks"]]
+    assert "Echo: research quantum" in texts
