@@ -8,11 +8,22 @@ virtualenvs of its own and a run stays fast on small CI machines.
 from __future__ import annotations
 
 import glob
+import re
+import tempfile
+from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["lint", "typecheck", "layers", "tests", "conformance", "e2e"]
+nox.options.sessions = [
+    "lint",
+    "typecheck",
+    "layers",
+    "packaging",
+    "tests",
+    "conformance",
+    "e2e",
+]
 nox.options.error_on_missing_interpreters = False
 
 PACKAGE_SOURCES = sorted(glob.glob("packages/*/src"))
@@ -37,6 +48,45 @@ def typecheck(session: nox.Session) -> None:
 def layers(session: nox.Session) -> None:
     """import-linter contracts that encode DESIGN §2's layering rules."""
     session.run("lint-imports")
+
+
+@nox.session(python=False)
+def packaging(session: nox.Session) -> None:
+    """Every distribution builds; awaken-contract installs with nothing but msgspec + pydantic."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dist = Path(tmp) / "dist"
+        session.run("uv", "build", "--all-packages", "--quiet", "-o", str(dist))
+        built = {wheel.name.split("-")[0] for wheel in dist.glob("*.whl")}
+        packages = {
+            Path(p).parent.name.replace("-", "_") for p in glob.glob("packages/*/pyproject.toml")
+        }
+        missing = packages - built
+        if missing:
+            session.error(f"distributions without a wheel: {sorted(missing)}")
+        venv = Path(tmp) / "venv"
+        session.run("uv", "venv", "--quiet", str(venv))
+        python = str(venv / "bin" / "python")
+        contract = next(dist.glob("awaken_contract-*.whl"))
+        session.run("uv", "pip", "install", "--quiet", "--python", python, str(contract))
+        listing = session.run("uv", "pip", "freeze", "--python", python, silent=True)
+        installed = {
+            re.split(r"==| @ ", line)[0].strip().lower()
+            for line in str(listing).splitlines()
+            if "==" in line or " @ " in line
+        }
+        allowed = {
+            "awaken-contract",
+            "msgspec",
+            "pydantic",
+            "pydantic-core",
+            "annotated-types",
+            "typing-extensions",
+            "typing-inspection",
+        }
+        extra = installed - allowed
+        if extra:
+            session.error(f"awaken-contract pulled in unexpected packages: {sorted(extra)}")
+        session.run(python, "-c", "import awaken_contract.contract.tool, awaken_contract.state")
 
 
 @nox.session(python=False)

@@ -116,9 +116,7 @@ class Server:
             .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
             .with_thread_run_store(store)
         )
-        from awaken_runtime.remote import register_a2a_backend
-
-        runtime = register_a2a_backend(builder).build()
+        runtime = builder.build()
         config = ServerConfig(a2a_extended_card_bearer_token=EXTENDED_TOKEN)
         state = AppState.build(runtime, store, config=config)
         app = create_app(state, extra_routes=a2a_routes())

@@ -218,7 +218,7 @@ async def test_max_rounds_stops_before_the_extra_inference() -> None:
     assert isinstance(events[-1], RunFinish)
     assert events[-1].termination.stopped_reason is not None
     assert events[-1].termination.stopped_reason.code == "max_rounds"
-    assert kinds(events).count("StepStart") == kinds(events).count("StepEnd") == 3
+    assert kinds(events).count("StepStart") == kinds(events).count("StepEnd") == 2
 
 
 class BlockGate(ToolGateHook):

@@ -224,7 +224,8 @@ async def test_executors_directly() -> None:
     sequential = await SequentialToolExecutor().execute(tools, calls, ctx)
     parallel = await ParallelToolExecutor.batch_approval().execute(tools, calls, ctx)
     assert [r.result.data for r in sequential] == [r.result.data for r in parallel] == [2, 4]
-    assert SequentialToolExecutor().requires_incremental_state
+    assert SequentialToolExecutor().requires_incremental_state()
+    assert not ParallelToolExecutor().requires_incremental_state()
     assert ParallelToolExecutor.streaming().name() == "parallel_streaming"
     output = await execute_single_tool(tools, ToolCall("z", "strict", None), ctx)
     assert output.result.is_error

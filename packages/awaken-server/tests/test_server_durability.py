@@ -41,11 +41,15 @@ def _free_port() -> int:
 class ServeProcess:
     """``awaken serve`` in a subprocess with its log in a file."""
 
-    def __init__(self, tmp: Path, store_url: str, name: str) -> None:
+    def __init__(self, tmp: Path, store_url: str | None, name: str, config: bool = True) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = tmp / "awaken.yaml"
-        config.write_text(CONFIG)
+        args = ["serve", "--port", str(self.port)]
+        if config:
+            (tmp / "awaken.yaml").write_text(CONFIG)
+            args += ["--config", str(tmp / "awaken.yaml")]
+        if store_url:
+            args += ["--store", store_url]
         self.log_path = tmp / f"{name}.log"
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env.pop("LLM_BASE_URL", None)
@@ -54,13 +58,7 @@ class ServeProcess:
                 sys.executable,
                 "-c",
                 "import sys; from awaken.cli import main; sys.exit(main())",
-                "serve",
-                "--config",
-                str(config),
-                "--store",
-                store_url,
-                "--port",
-                str(self.port),
+                *args,
             ],
             stdout=self.log_path.open("wb"),
             stderr=subprocess.STDOUT,
@@ -223,3 +221,39 @@ async def test_two_servers_on_one_postgres_run_each_job_exactly_once(
     finally:
         for server in servers:
             server.stop()
+
+
+async def test_fresh_serve_without_config_or_key_runs_the_demo_on_sqlite(tmp_path: Path) -> None:
+    server = ServeProcess(tmp_path, None, "fresh", config=False)
+    try:
+        await server.ready()
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as c:
+            assert (await c.get("/health")).json()["status"] == "healthy"
+            body = {"agentId": "assistant", "messages": [{"role": "user", "content": "hello"}]}
+            async with c.stream("POST", "/v1/runs", json=body) as r:
+                lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+        assert '"event_type":"run_start"' in lines[0]
+        assert '"tool_call_done"' in "".join(lines)
+        assert '"termination":{"type":"natural_end"}' in lines[-1]
+        assert "[offline demo model]" in "".join(lines)
+        assert (tmp_path / ".awaken" / "awaken.db").exists()
+        assert "offline demo model" in server.log()
+    finally:
+        server.stop()
+
+
+def test_cli_version_and_run(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-c", "import sys; from awaken.cli import main; sys.exit(main())"]
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("LLM_BASE_URL", None)
+    version = subprocess.run([*cmd, "version"], capture_output=True, text=True, env=env)
+    assert version.returncode == 0 and version.stdout.startswith("awaken ")
+    run = subprocess.run(
+        [*cmd, "run", "weather in Kyoto"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    assert "sunny in Kyoto" in run.stdout and "[natural_end]" in run.stdout
+    bad = subprocess.run(
+        [*cmd, "serve", "--store", "ftp://x"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert bad.returncode == 1 and "unsupported store URL scheme" in bad.stderr

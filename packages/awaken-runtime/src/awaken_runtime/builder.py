@@ -19,6 +19,7 @@ from awaken_contract.errors import AwakenError, BuildError, ValidationFailed
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, AgentSystemConfig, ModelSpec, RemoteEndpoint
 
+from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.registry.registries import AgentBackendFactory, ModelEntry, RegistrySet
 from awaken_runtime.registry.resolver import RegistryResolver
 from awaken_runtime.runtime.agent_runtime import AgentRuntime
@@ -133,11 +134,21 @@ class AgentRuntimeBuilder:
         self._tool_execution_mode = mode
         return self
 
+    def with_tool_executor(self, executor: ToolExecutor) -> AgentRuntimeBuilder:
+        """Use this executor's mode (``SequentialToolExecutor``, ``ParallelToolExecutor`` …)."""
+        self._tool_execution_mode = executor.mode
+        return self
+
     # ------------------------------------------------------------------ build
     def build_unchecked(self) -> AgentRuntime:
         """Build without validating agents (raises the first recorded registration error)."""
         if self._errors:
             raise self._errors[0]
+        if self.registries.backends.get("a2a") is None:
+            # The built-in remote backend (book: A2A is the built-in delegation backend).
+            from awaken_runtime.remote.a2a import a2a_backend_factory
+
+            self.registries.backends.register("a2a", a2a_backend_factory)
         resolver = RegistryResolver(self.registries, self._tool_execution_mode)
         return AgentRuntime(
             resolver,

@@ -94,6 +94,8 @@ class RunEventHub:
         self._frames: deque[Frame] = deque(maxlen=self.capacity)
         self._next_seq = 0
         self._changed = asyncio.Event()
+        self._room = asyncio.Event()
+        self._cursors: dict[int, int] = {}
         self._closed = False
         self.created_at = time.monotonic()
         self.updated_at = self.created_at
@@ -124,6 +126,7 @@ class RunEventHub:
     def close(self) -> None:
         """Mark the run as finished: subscribers drain the buffer and stop."""
         self._closed = True
+        self._room.set()
         self.updated_at = time.monotonic()
         self._wake()
 
@@ -141,28 +144,81 @@ class RunEventHub:
             return 0
         return after + 1
 
+    def lagging(self) -> bool:
+        """True when a connected subscriber is about to lose frames (the producer should wait)."""
+        limit = self._next_seq - self.capacity
+        return any(cursor <= limit for cursor in self._cursors.values())
+
+    async def wait_for_room(self) -> None:
+        """Backpressure: wait until no connected subscriber is a full buffer behind."""
+        while self.lagging() and not self._closed:
+            self._room.clear()
+            await self._room.wait()
+
+    def _advance(self, key: int, cursor: int) -> None:
+        self._cursors[key] = cursor
+        self._room.set()
+
     async def subscribe(
         self, after: int | None = None, *, stop_at_terminal: bool = True
     ) -> AsyncIterator[Frame]:
         """Frames with ``seq > after`` (all when ``None``), then live frames.
 
         Stops after the first terminal frame (when ``stop_at_terminal``) or when the hub closes.
-        A subscriber that falls more than ``capacity`` frames behind skips the evicted frames.
+        While subscribed, the producer waits instead of evicting frames this subscriber has not
+        read yet (a disconnect ends the subscription, so a gone client never blocks the run).
         """
-        cursor = self._start_after(after)
-        while True:
-            changed = self._changed
-            while cursor < self._next_seq:
-                first = self._next_seq - len(self._frames)
-                cursor = max(cursor, first)
-                frame = self._frames[cursor - first]
-                cursor += 1
+        async for batch in self._batches(after, stop_at_terminal, None):
+            for frame in batch:
                 yield frame
-                if stop_at_terminal and frame.terminal:
+
+    async def stream(
+        self, after: int | None = None, heartbeat: float | None = None
+    ) -> AsyncIterator[bytes]:
+        """Encoded SSE bytes (frames batched per wake-up) until the next terminal frame, with
+        ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
+        async for batch in self._batches(after, True, heartbeat):
+            yield b"".join(f.data for f in batch) if batch else HEARTBEAT_FRAME
+
+    async def _batches(
+        self, after: int | None, stop_at_terminal: bool, heartbeat: float | None
+    ) -> AsyncIterator[list[Frame]]:
+        cursor = self._start_after(after)
+        key = id(object())
+        self._cursors[key] = cursor
+        try:
+            while True:
+                changed = self._changed
+                if cursor < self._next_seq:
+                    batch: list[Frame] = []
+                    terminal = False
+                    while cursor < self._next_seq:
+                        first = self._next_seq - len(self._frames)
+                        cursor = max(cursor, first)
+                        frame = self._frames[cursor - first]
+                        cursor += 1
+                        batch.append(frame)
+                        if stop_at_terminal and frame.terminal:
+                            terminal = True
+                            break
+                    self._advance(key, cursor)
+                    yield batch
+                    if terminal:
+                        return
+                    continue
+                if self._closed:
                     return
-            if self._closed:
-                return
-            await changed.wait()
+                if heartbeat is None:
+                    await changed.wait()
+                    continue
+                try:
+                    async with asyncio.timeout(heartbeat):
+                        await changed.wait()
+                except TimeoutError:
+                    yield []
+        finally:
+            self._cursors.pop(key, None)
+            self._room.set()
 
     async def wait_for_frames(self, count: int) -> None:
         """Wait until at least ``count`` frames were published (tests, benchmarks)."""
@@ -179,8 +235,11 @@ class HubSink(EventSink):
         self.hub = hub
 
     async def emit(self, event: AgentEvent) -> None:
-        """Publish the event to the hub (never blocks on clients)."""
-        self.hub.publish(event)
+        """Publish the event (waiting while a connected reader is a full buffer behind)."""
+        hub = self.hub
+        if hub.lagging():
+            await hub.wait_for_room()
+        hub.publish(event)
 
 
 class EventHubRegistry:
@@ -250,19 +309,38 @@ async def _with_heartbeats(
             on_close()
 
 
+async def _closing(
+    frames: AsyncIterator[bytes], on_close: Callable[[], None]
+) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in frames:
+            yield chunk
+    finally:
+        on_close()
+
+
 def sse_response(
     frames: AsyncIterator[bytes],
     *,
-    heartbeat_interval: float = 15.0,
+    heartbeat_interval: float | None = 15.0,
     headers: dict[str, str] | None = None,
     on_close: Callable[[], None] | None = None,
 ) -> StreamingResponse:
-    """A ``text/event-stream`` response streaming ``frames`` with idle heartbeats."""
+    """A ``text/event-stream`` response streaming ``frames``; with ``heartbeat_interval`` a
+    ``: heartbeat`` comment is inserted after that many idle seconds (``None``: the frames
+    already carry their heartbeats, e.g. :meth:`RunEventHub.stream`)."""
     all_headers = dict(SSE_HEADERS)
     if headers:
         all_headers.update(headers)
+    body = (
+        frames
+        if heartbeat_interval is None
+        else _with_heartbeats(frames, heartbeat_interval, on_close)
+    )
+    if heartbeat_interval is None and on_close is not None:
+        body = _closing(frames, on_close)
     return StreamingResponse(
-        _with_heartbeats(frames, heartbeat_interval, on_close),
+        body,
         media_type="text/event-stream",
         headers=all_headers,
     )

@@ -111,12 +111,10 @@ class ToolExecutor(abc.ABC):
     def name(self) -> str:
         """``sequential``, ``parallel_batch_approval`` or ``parallel_streaming``."""
 
-    @property
     def requires_incremental_state(self) -> bool:
         """True when each call must see the state left by the previous one."""
         return False
 
-    @property
     def decision_replay_policy(self) -> DecisionReplayPolicy:
         """When decisions for this executor's suspended calls are replayed."""
         return DecisionReplayPolicy.IMMEDIATE
@@ -156,7 +154,6 @@ class SequentialToolExecutor(ToolExecutor):
     def name(self) -> str:
         return "sequential"
 
-    @property
     def requires_incremental_state(self) -> bool:
         return True
 
@@ -207,7 +204,6 @@ class ParallelToolExecutor(ToolExecutor):
             return "parallel_batch_approval"
         return "parallel_streaming"
 
-    @property
     def decision_replay_policy(self) -> DecisionReplayPolicy:
         return self._policy
 

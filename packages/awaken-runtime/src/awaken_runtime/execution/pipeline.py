@@ -184,7 +184,7 @@ class ToolPipeline:
     async def run_calls(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
         """Run a step's calls; returns ``(block reason or None, any call suspended)``."""
         host = self.host
-        if host.executor.requires_incremental_state:
+        if host.executor.requires_incremental_state():
             return await self._run_sequential(calls)
         return await self._run_parallel(calls)
 

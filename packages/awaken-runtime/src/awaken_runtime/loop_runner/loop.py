@@ -134,7 +134,6 @@ class _LoopRun:
         )
         self.steps = 0
         self.inferences = 0
-        self.rounds = 0
         self.continuations = 0
         self.usage: TokenUsage | None = None
         self.step_open = False
@@ -367,12 +366,6 @@ class _LoopRun:
         termination = self.check_termination()
         if termination is not None:
             return _Outcome.TERMINATED, termination
-        max_rounds = self.spec.max_rounds
-        if max_rounds > 0 and self.rounds >= max_rounds:
-            store.commit(_done("stopped:max_rounds"))
-            return _Outcome.TERMINATED, TerminationReason.stopped(
-                "max_rounds", f"exceeded {max_rounds} rounds"
-            )
 
         # BeforeInference: hooks (no conflict fallback), then this phase's actions.
         if env.phase_hooks.get(Phase.BEFORE_INFERENCE):
@@ -412,7 +405,6 @@ class _LoopRun:
         )
         self._transform(request)
         started = time.perf_counter()
-        self.rounds += 1
         result, cancelled = await self._infer(request)
         while (
             not cancelled
@@ -647,7 +639,7 @@ class _LoopRun:
     def _ready_to_replay(self, batch: DecisionBatch) -> bool:
         """Collect decisions; with batch approval wait until every suspended call has one."""
         self.pending_decisions.extend(batch)
-        if self.executor.decision_replay_policy is not DecisionReplayPolicy.BATCH_ALL_SUSPENDED:
+        if self.executor.decision_replay_policy() is not DecisionReplayPolicy.BATCH_ALL_SUSPENDED:
             return True
         targets = {target for target, _ in self.pending_decisions}
         return all(

@@ -22,6 +22,7 @@ from awaken_runtime.execution.executor import (
 )
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.loop_actions import LoopActionHandlersPlugin
+from awaken_runtime.policies.plugin import MaxRoundsPlugin
 
 __all__ = ["AgentResolver", "ResolvedAgent", "build_agent_env", "default_plugins"]
 
@@ -147,8 +148,10 @@ class ResolvedAgent:
 
 
 def default_plugins(agent: ResolvedAgent | AgentSpec) -> list[Plugin]:
-    """The plugins the runtime adds to every agent (the loop's action handlers)."""
-    return [LoopActionHandlersPlugin()]
+    """The plugins the runtime adds to every agent: the loop's action handlers and
+    ``MaxRoundsPlugin(spec.max_rounds)``."""
+    spec = agent.spec if isinstance(agent, ResolvedAgent) else agent
+    return [LoopActionHandlersPlugin(), MaxRoundsPlugin(spec.max_rounds)]
 
 
 def build_agent_env(plugins: Iterable[Plugin], agent: ResolvedAgent | AgentSpec) -> ExecutionEnv:

@@ -160,7 +160,7 @@ class _JobSink(EventSink):
             self.finished = event.termination.type is not TerminationKind.SUSPENDED
         if self.metrics is not None:
             self.metrics.observe_event(event)
-        self.hub_sink.hub.publish(event)
+        await self.hub_sink.emit(event)
         await self.target.emit(event)
 
 

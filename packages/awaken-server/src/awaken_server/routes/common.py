@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.storage import RunRecord, Thread
 from starlette.requests import Request
@@ -48,12 +46,5 @@ def stream_hub(state: AppState, hub: RunEventHub, after: int | None) -> Streamin
     metrics = state.metrics
     metrics.sse_connections.inc()
 
-    async def frames() -> AsyncIterator[bytes]:
-        async for frame in hub.subscribe(after):
-            yield frame.data
-
-    return sse_response(
-        frames(),
-        heartbeat_interval=state.config.heartbeat_interval_secs,
-        on_close=metrics.sse_connections.dec,
-    )
+    frames = hub.stream(after, heartbeat=state.config.heartbeat_interval_secs)
+    return sse_response(frames, heartbeat_interval=None, on_close=metrics.sse_connections.dec)
