@@ -6,7 +6,7 @@ thread's messages so far and the updated ``RunRecord`` in one atomic unit — 4 
 Next to it, in the same process and event loop, the raw-driver floor of
 ``/work/shared/bench/peers/s3_persistence.py``: one JSON row per step (the step's new messages)
 committed at once with aiosqlite (WAL) / asyncpg (autocommit). When the runtime is importable a
-third variant runs the real agent loop with a SqliteStore.
+third variant runs the real agent loop (``AgentRuntime.run``) over each store.
 
 PostgreSQL: ``AWAKEN_TEST_POSTGRES_DSN`` if set, else a throwaway cluster started from the
 installed server binaries; skipped when neither is available.
@@ -262,6 +262,9 @@ async def main(args: argparse.Namespace) -> None:
             runners["floor+asyncpg"] = floor_with(pg_insert)
             pg_store = PostgresStore(dsn, prefix=f"bench_{uuid.uuid4().hex[:8]}", max_size=2)
             runners["awaken+postgres"] = checkpoints_with(pg_store)
+            pg_runtime = runtime_with(pg_store)
+            if pg_runtime is not None:
+                runners["runtime+postgres"] = pg_runtime
         else:
             print("PostgreSQL not available: Postgres variants skipped")
 

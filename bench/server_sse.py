@@ -57,7 +57,7 @@ async def _serve(app: object) -> tuple[uvicorn.Server, asyncio.Task[None], str]:
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")  # type: ignore[arg-type]
     )
     task = asyncio.create_task(server.serve())
-    while not server.started:
+    while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     return server, task, f"http://127.0.0.1:{port}"

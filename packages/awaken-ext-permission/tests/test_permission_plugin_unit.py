@@ -11,7 +11,6 @@ from awaken_contract.model import Phase
 from awaken_contract.plugin import (
     InferenceRequestTransform,
     PhaseContext,
-    PhaseHook,
     PluginRegistrar,
     ToolGateHook,
 )
@@ -196,6 +195,18 @@ async def test_nothing_remembered_without_the_flag_or_for_allowed_calls() -> Non
     assert (await hook.run(allowed)).is_empty
 
 
+async def test_acp_allow_always_is_remembered() -> None:
+    values = policy_state()
+    result = {"kind": "permission_decision", "approved": True, "policy": "allow_always"}
+    ctx = gate_ctx(values, "other", {}, resume=ToolCallResume.resume(result))
+    command = await RememberApprovalHook().run(ctx)
+    assert [(k, u) for _, k, u in command.patch.ops] == [("permission_policy", AllowTool("other"))]
+    once = {"kind": "permission_decision", "approved": True, "policy": "allow_once"}
+    ctx = gate_ctx(values, "other", {}, resume=ToolCallResume.resume(once))
+    assert (await RememberApprovalHook().run(ctx)).is_empty
+    assert await PermissionGate().run(ctx) is None
+
+
 def test_decisions_json() -> None:
     assert approve(remember=True).result == {"approved": True, "remember": True}
     assert approve().result == {"approved": True}
@@ -249,7 +260,7 @@ class RecordingRegistrar(PluginRegistrar):
     def register_effect(self, effect: Any, handler: Any) -> None:
         raise AssertionError("not used")
 
-    def register_phase_hook(self, plugin_id: str, phase: Phase, hook: PhaseHook) -> None:
+    def register_phase_hook(self, plugin_id: str, phase: Phase, hook: Any) -> None:
         self.hooks.append((plugin_id, phase, type(hook)))
 
     def register_tool_gate_hook(self, plugin_id: str, hook: ToolGateHook) -> None:

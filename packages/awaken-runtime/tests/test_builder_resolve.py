@@ -133,14 +133,15 @@ def test_book_model_entry_is_accepted() -> None:
 
 def test_remote_agents_cannot_run_locally() -> None:
     endpoint = RemoteEndpoint.a2a("https://example.invalid/v1/a2a")
-    builder = base().with_agent_spec(AgentSpec("remote").with_endpoint(endpoint))
-    runtime = builder.build_unchecked()
+    runtime = base().with_agent_spec(AgentSpec("remote").with_endpoint(endpoint)).build()
     with pytest.raises(RemoteAgentNotDirectlyRunnable):
         runtime.resolve("remote")
-    with pytest.raises(ValidationFailed, match="unsupported remote backend"):
+    odd = RemoteEndpoint(backend="carrier-pigeon", base_url="https://example.invalid")
+    builder = base().with_agent_spec(AgentSpec("bird").with_endpoint(odd))
+    with pytest.raises(ValidationFailed, match="unsupported remote backend `carrier-pigeon`"):
         builder.build()
-    accepted = base().with_agent_spec(AgentSpec("remote").with_endpoint(endpoint))
-    accepted.with_agent_backend_factory("a2a", lambda agent_id, ep: None).build()
+    accepted = base().with_agent_spec(AgentSpec("bird").with_endpoint(odd))
+    accepted.with_agent_backend_factory("carrier-pigeon", lambda agent_id, ep: None).build()
 
 
 def test_tool_pipeline_merge_conflicts_and_filters() -> None:

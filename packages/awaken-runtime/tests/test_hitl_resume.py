@@ -420,3 +420,49 @@ async def test_messages_sent_to_a_waiting_run_join_the_conversation() -> None:
     assert result.termination.type is TerminationKind.NATURAL_END
     texts = [m.text() for m in llm.requests[-1].messages if m.role is Role.USER]
     assert texts == ["deploy", "use the blue cluster"]
+
+
+async def test_run_to_completion_finishes_a_parked_run() -> None:
+    store = InMemoryStore()
+    first = build(script(), Deploy(), store, ToolCallResumeMode.REPLAY_TOOL_CALL)
+    parked = await first.run(
+        RunRequest("p1", [Message.user("deploy")]).with_agent_id("ops"),
+        VecEventSink(),
+        wait_for_decisions=False,
+    )
+    tool = Deploy()
+    second = build(
+        ScriptedLlm([text_step("Deployed later.")]),
+        tool,
+        store,
+        ToolCallResumeMode.REPLAY_TOOL_CALL,
+    )
+    seen: list[str] = []
+
+    def decide(done: ToolCallDone) -> ToolCallResume:
+        seen.append(done.id)
+        return ToolCallResume.resume(True)
+
+    result = await asyncio.wait_for(
+        second.run_to_completion(RunRequest("p1", []).with_agent_id("ops"), decide=decide), 10
+    )
+    assert result.run_id == parked.run_id
+    assert seen == ["c1"]
+    assert tool.calls == [{"service": "api"}]
+    assert result.response == "Deployed later."
+
+
+async def test_stream_ends_at_a_suspension_and_the_run_stays_resumable() -> None:
+    store = InMemoryStore()
+    runtime = build(script(), Deploy(), store, ToolCallResumeMode.REPLAY_TOOL_CALL)
+    events = [
+        e
+        async for e in runtime.stream(
+            RunRequest("s1", [Message.user("deploy")]).with_agent_id("ops")
+        )
+    ]
+    assert isinstance(events[-1], RunFinish)
+    assert events[-1].termination.type is TerminationKind.SUSPENDED
+    assert runtime.active_run_id("s1") is None
+    threads = await store.load_thread("s1")
+    assert threads is not None and threads.open_run_id is not None

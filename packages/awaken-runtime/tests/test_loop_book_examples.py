@@ -4,7 +4,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from awaken_contract.contract.event import (
+from awaken.contract.event import (
     AgentEvent,
     InferenceComplete,
     RunFinish,
@@ -16,11 +16,11 @@ from awaken_contract.contract.event import (
     ToolCallDone,
     ToolCallStart,
 )
-from awaken_contract.contract.event_sink import VecEventSink
-from awaken_contract.contract.identity import RunIdentity, RunOrigin
-from awaken_contract.contract.lifecycle import TerminationReason
-from awaken_contract.contract.message import Message, ToolCall
-from awaken_contract.contract.tool import (
+from awaken.contract.event_sink import VecEventSink
+from awaken.contract.identity import RunIdentity, RunOrigin
+from awaken.contract.lifecycle import TerminationReason
+from awaken.contract.message import Message, ToolCall
+from awaken.contract.tool import (
     InvalidArguments,
     Tool,
     ToolCallContext,
@@ -28,26 +28,25 @@ from awaken_contract.contract.tool import (
     ToolOutput,
     ToolResult,
 )
-from awaken_contract.errors import AwakenError
-from awaken_contract.model import Phase
-from awaken_contract.plugin import (
+from awaken.engine import MockLlmExecutor, ScriptedLlm, text_step, tool_step
+from awaken.errors import AwakenError
+from awaken.loop_runner import (
+    AgentLoopParams,
+    LoopStatePlugin,
+    build_agent_env,
+    run_agent_loop,
+)
+from awaken.model import Phase
+from awaken.phase import PhaseRuntime
+from awaken.plugin import (
     PhaseContext,
     PhaseHook,
     Plugin,
     PluginDescriptor,
     PluginRegistrar,
 )
-from awaken_contract.state import MergeStrategy, StateCommand, StateKey, StateKeyOptions
-from awaken_runtime.engine import MockLlmExecutor, ScriptedLlm, text_step, tool_step
-from awaken_runtime.loop_runner import (
-    AgentLoopParams,
-    LoopStatePlugin,
-    build_agent_env,
-    run_agent_loop,
-)
-from awaken_runtime.phase import PhaseRuntime
-from awaken_runtime.registry import AgentResolver, ResolvedAgent
-from awaken_runtime.state import StateStore
+from awaken.registry import AgentResolver, ResolvedAgent
+from awaken.state import MergeStrategy, StateCommand, StateKey, StateKeyOptions, StateStore
 
 # -- 1. unit-testing a tool ---------------------------------------------------------------
 

@@ -373,3 +373,13 @@ async def test_truncated_output_is_continued_and_kept() -> None:
         "First half, ",
         "second half.",
     ]
+
+
+async def test_agent_id_is_inferred() -> None:
+    store = InMemoryStore()
+    runtime = runtime_for(MockLlmExecutor(["only agent"]), store=store)
+    sink = VecEventSink()
+    result = await runtime.run(RunRequest("inf", [Message.user("hi")]), sink)
+    assert result.response == "only agent"
+    record = await store.load_run(result.run_id)
+    assert record is not None and record.agent_id == "a"

@@ -198,3 +198,10 @@ async def test_two_stores_share_a_directory(tmp_path: Path) -> None:
     claimed = await second.mailbox.claim("t-1", "w", 1_000, 2_000)
     assert [c.job_id for c in claimed] == [job.job_id]
     assert await first.mailbox.claim("t-1", "w", 1_000, 2_000) == []
+
+
+async def test_closed_store_keeps_working(store: FileStore) -> None:
+    await store.save_messages("t-1", [Message.user("a")])
+    await store.close()
+    assert await store.load_messages("t-1") is not None
+    await store.close()

@@ -128,3 +128,17 @@ async def test_config_changes_are_notified(database: str) -> None:
         deleted = await asyncio.wait_for(anext(events), 20)
         assert deleted == ConfigChangeEvent("agents", "a", ConfigChangeKind.DELETE)
     await store.close()
+
+
+async def test_damaged_run_columns_read_back_leniently(database: str) -> None:
+    store = PostgresStore(database)
+    await store.create_run(make_run("r-1", status=RunStatus.DONE))
+    conn = await asyncpg.connect(database)
+    await conn.execute(
+        "UPDATE awaken_runs SET status = 'paused', waiting = '{\"reason\": 42}'::jsonb"
+    )
+    await conn.close()
+    loaded = await store.load_run("r-1")
+    assert loaded is not None
+    assert loaded.status is RunStatus.RUNNING and loaded.waiting is None
+    await store.close()

@@ -15,6 +15,7 @@ from awaken_tool_pattern import (
     GlobTool,
     IndexSegment,
     MatchOp,
+    PathSegment,
     PatternParseError,
     PatternSyntaxError,
     PrimaryArg,
@@ -26,7 +27,7 @@ from awaken_tool_pattern import (
 
 
 def field(path: str, op: MatchOp, value: str) -> FieldCondition:
-    segments = []
+    segments: list[PathSegment] = []
     for part in path.split("."):
         name, *indexes = part.split("[")
         segments.append(WildcardSegment() if name == "*" else FieldSegment(name))

@@ -8,6 +8,9 @@ from typing import Any
 import msgspec
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
 
+#: The decision policy name of an "always allow" answer (ACP permission option).
+ALLOW_ALWAYS_POLICY = "allow_always"
+
 
 class RememberScope(enum.StrEnum):
     """How long a remembered approval lasts."""
@@ -21,13 +24,20 @@ class PermissionDecision(msgspec.Struct, frozen=True, omit_defaults=True):
 
     ``{"approved": true, "remember": true}`` allows the tool for the rest of the thread;
     ``"pattern": "Bash(npm *)"`` remembers that pattern instead of the tool id;
-    ``"scope": "session"`` remembers it for the current run only.
+    ``"scope": "session"`` remembers it for the current run only. ``"policy": "allow_always"``
+    (an ACP client's "always allow" answer) also remembers.
     """
 
     approved: bool = True
     remember: bool = False
     pattern: str | None = None
     scope: RememberScope = RememberScope.THREAD
+    policy: str | None = None
+
+    @property
+    def remembers(self) -> bool:
+        """Whether the approval should be kept beyond this call."""
+        return self.approved and (self.remember or self.policy == ALLOW_ALWAYS_POLICY)
 
     @classmethod
     def from_result(cls, result: Any) -> PermissionDecision:

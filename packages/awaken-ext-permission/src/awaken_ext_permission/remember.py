@@ -29,7 +29,7 @@ class RememberApprovalHook(PhaseHook):
     async def run(self, ctx: PhaseContext) -> StateCommand:
         command = StateCommand()
         decision = PermissionDecision.of(ctx.resume_input)
-        if decision is None or not (decision.approved and decision.remember):
+        if decision is None or not decision.remembers:
             return command
         evaluation = evaluate_call(ctx)
         if evaluation is None or evaluation.behavior is not ToolPermissionBehavior.ASK:

@@ -40,6 +40,7 @@ class AgentRuntimeBuilder:
         self._thread_run_store: ThreadRunStore | None = None
         self._profile_store: Any = None
         self._tool_execution_mode = ToolExecutionMode.SEQUENTIAL
+        self._tool_executor: ToolExecutor | None = None
 
     @classmethod
     def new(cls) -> AgentRuntimeBuilder:
@@ -132,11 +133,12 @@ class AgentRuntimeBuilder:
     def with_tool_execution_mode(self, mode: ToolExecutionMode) -> AgentRuntimeBuilder:
         """How a step's tool calls run (sequential by default)."""
         self._tool_execution_mode = mode
+        self._tool_executor = None
         return self
 
     def with_tool_executor(self, executor: ToolExecutor) -> AgentRuntimeBuilder:
-        """Use this executor's mode (``SequentialToolExecutor``, ``ParallelToolExecutor`` …)."""
-        self._tool_execution_mode = executor.mode
+        """Run tool calls with ``executor`` (``SequentialToolExecutor``, ``ParallelToolExecutor`` …)."""
+        self._tool_executor = executor
         return self
 
     # ------------------------------------------------------------------ build
@@ -149,7 +151,7 @@ class AgentRuntimeBuilder:
             from awaken_runtime.remote.a2a import a2a_backend_factory
 
             self.registries.backends.register("a2a", a2a_backend_factory)
-        resolver = RegistryResolver(self.registries, self._tool_execution_mode)
+        resolver = RegistryResolver(self.registries, self._tool_execution_mode, self._tool_executor)
         return AgentRuntime(
             resolver,
             registries=self.registries,

@@ -25,12 +25,18 @@ class RunCancelled(Exception):
 
 
 class RunCanceller:
-    """Interrupts the run's current raced await when the token is cancelled."""
+    """Interrupts the run's current raced await when the token is cancelled.
 
-    __slots__ = ("_current", "_fired", "_watcher", "token")
+    With ``watch=True`` a watcher task notices a cancelled token by itself. The runtime's own
+    run handles pass ``watch=False`` and call :meth:`interrupt` right after cancelling the token
+    (no extra task per run).
+    """
 
-    def __init__(self, token: CancellationToken | None) -> None:
+    __slots__ = ("_current", "_fired", "_watch", "_watcher", "token")
+
+    def __init__(self, token: CancellationToken | None, *, watch: bool = True) -> None:
         self.token = token
+        self._watch = watch
         self._current: asyncio.Task[object] | None = None
         self._fired: asyncio.Task[object] | None = None
         self._watcher: asyncio.Task[None] | None = None
@@ -50,8 +56,8 @@ class RunCanceller:
             if asyncio.iscoroutine(work):
                 work.close()
             raise RunCancelled()
-        if self._watcher is None:
-            self._watcher = asyncio.ensure_future(self._watch(token))
+        if self._watch and self._watcher is None:
+            self._watcher = asyncio.ensure_future(self._watch_token(token))
         task = asyncio.current_task()
         self._current = task
         try:
@@ -66,10 +72,14 @@ class RunCanceller:
         finally:
             self._current = None
 
-    async def _watch(self, token: CancellationToken) -> None:
+    async def _watch_token(self, token: CancellationToken) -> None:
         await token.wait()
+        self.interrupt()
+
+    def interrupt(self) -> None:
+        """Interrupt the raced await in progress, if any (call after cancelling the token)."""
         current = self._current
-        if current is not None and not current.done():
+        if current is not None and not current.done() and self._fired is None:
             self._fired = current
             current.cancel()
 

@@ -149,11 +149,27 @@ class RunEventHub:
         limit = self._next_seq - self.capacity
         return any(cursor <= limit for cursor in self._cursors.values())
 
-    async def wait_for_room(self) -> None:
-        """Backpressure: wait until no connected subscriber is a full buffer behind."""
+    async def wait_for_room(self, stall_secs: float = 30.0) -> None:
+        """Backpressure: wait until no connected subscriber is a full buffer behind.
+
+        A reader that makes no progress for ``stall_secs`` is dropped from backpressure (it
+        then skips evicted frames) so a stalled client cannot block the run forever."""
         while self.lagging() and not self._closed:
             self._room.clear()
-            await self._room.wait()
+            try:
+                async with asyncio.timeout(stall_secs):
+                    await self._room.wait()
+            except TimeoutError:
+                limit = self._next_seq - self.capacity
+                for key in [k for k, c in self._cursors.items() if c <= limit]:
+                    del self._cursors[key]
+
+    def reserve(self) -> int:
+        """Hold frames from the start for a reader that connects a moment later (see
+        ``stream(reserved=...)``)."""
+        key = id(object())
+        self._cursors[key] = 0
+        return key
 
     def _advance(self, key: int, cursor: int) -> None:
         self._cursors[key] = cursor
@@ -168,23 +184,27 @@ class RunEventHub:
         While subscribed, the producer waits instead of evicting frames this subscriber has not
         read yet (a disconnect ends the subscription, so a gone client never blocks the run).
         """
-        async for batch in self._batches(after, stop_at_terminal, None):
+        async for batch in self._batches(after, stop_at_terminal, None, None):
             for frame in batch:
                 yield frame
 
     async def stream(
-        self, after: int | None = None, heartbeat: float | None = None
+        self, after: int | None = None, heartbeat: float | None = None, reserved: int | None = None
     ) -> AsyncIterator[bytes]:
         """Encoded SSE bytes (frames batched per wake-up) until the next terminal frame, with
         ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
-        async for batch in self._batches(after, True, heartbeat):
+        async for batch in self._batches(after, True, heartbeat, reserved):
             yield b"".join(f.data for f in batch) if batch else HEARTBEAT_FRAME
 
     async def _batches(
-        self, after: int | None, stop_at_terminal: bool, heartbeat: float | None
+        self,
+        after: int | None,
+        stop_at_terminal: bool,
+        heartbeat: float | None,
+        reserved: int | None,
     ) -> AsyncIterator[list[Frame]]:
         cursor = self._start_after(after)
-        key = id(object())
+        key = reserved if reserved is not None else id(object())
         self._cursors[key] = cursor
         try:
             while True:

@@ -187,7 +187,7 @@ class _FileDb:
 
     def __init__(self, base: str | Path) -> None:
         self.base = Path(base)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="awaken-file")
+        self._executor: ThreadPoolExecutor | None = None
         self._lock_fd: int | None = None
         self._lock_depth = 0
         self._thread_lock = threading.RLock()
@@ -201,6 +201,8 @@ class _FileDb:
     async def run(self, fn: Callable[[], T]) -> T:
         """Run blocking file work on the store's worker thread; OS errors become Io errors."""
         loop = asyncio.get_running_loop()
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="awaken-file")
         try:
             return await loop.run_in_executor(self._executor, fn)
         except OSError as exc:
@@ -226,7 +228,9 @@ class _FileDb:
                     self._lock_fd = None
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
 
 
 class _FileBacked:
@@ -235,7 +239,7 @@ class _FileBacked:
         self.base = self._db.base
 
     async def close(self) -> None:
-        """Stop the worker thread."""
+        """Stop the worker thread (a later operation starts a new one)."""
         await asyncio.get_running_loop().run_in_executor(None, self._db.close)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import asyncpg
 import msgspec
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import (
@@ -91,6 +92,8 @@ _RUN_PLAIN_COLUMNS = [
     "output_tokens",
 ]
 _RUN_COLUMNS = _RUN_PLAIN_COLUMNS + list(_RUN_JSON_COLUMNS)
+_RUN_STATUSES = {s.value for s in RunStatus}
+_RUN_FIELD_TYPES = {f.name: f.type for f in msgspec.structs.fields(RunRecord)}
 _RUN_IMMUTABLE = {"run_id", "thread_id", "agent_id", "parent_run_id", "created_at"}
 
 
@@ -310,11 +313,19 @@ def _run_values(run: RunRecord) -> list[Any]:
 
 
 def _run_from_row(row: asyncpg.Record) -> RunRecord:
+    """Rebuild a RunRecord from its row. Like the original store, an unknown status reads back
+    as ``running`` and a JSON column that no longer decodes reads back as absent."""
     raw: dict[str, Any] = {c: row[c] for c in _RUN_PLAIN_COLUMNS if row[c] is not None}
     raw["parent_run_id"] = row["parent_run_id"]
+    if raw.get("status") not in _RUN_STATUSES:
+        raw["status"] = RunStatus.RUNNING.value
     for column, field in _RUN_JSON_COLUMNS.items():
-        if row[column] is not None:
-            raw[field] = decode(row[column], Any)
+        if row[column] is None:
+            continue
+        try:
+            raw[field] = msgspec.convert(decode(row[column], Any), _RUN_FIELD_TYPES[field])
+        except (StorageError, msgspec.ValidationError, ValueError):
+            continue
     try:
         return msgspec.convert(raw, RunRecord)
     except (msgspec.ValidationError, ValueError) as exc:
@@ -425,6 +436,7 @@ class PostgresStore(_PgBacked, ThreadRunStore):
         return None if data is None else decode(data, Thread)
 
     async def save_thread(self, thread: Thread) -> None:
+        data = encode_str(thread)
         pool = await self._db.pool()
         async with _io():
             await pool.execute(
@@ -432,10 +444,10 @@ class PostgresStore(_PgBacked, ThreadRunStore):
                 " ON CONFLICT (id) DO UPDATE SET data = excluded.data,"
                 " activity_ms = excluded.activity_ms, updated_at = now()",
                 thread.id,
-                encode_str(thread),
+                data,
                 thread.activity_ms(),
             )
-        self._remember(thread.id, None)
+        self._remember(thread.id, data)
 
     async def delete_thread(self, thread_id: str) -> None:
         pool = await self._db.pool()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from awaken_contract.contract.storage import ConfigStore
+from awaken_contract.registry_spec import AgentSpec, ModelSpec, ProviderSpec
 
 __all__ = ["ConfigStoreContract"]
 
@@ -26,6 +27,16 @@ class ConfigStoreContract:
         assert await store.get("agents", "assistant") == AGENT
         assert await store.get("providers", "openai") == {"adapter": "openai", "api_key": None}
         assert await store.list("agents", 0, 10) == [("assistant", AGENT)]
+
+    async def test_specs_round_trip(self, store: ConfigStore) -> None:
+        agent = AgentSpec("assistant").with_model("gpt").with_system_prompt("Be helpful.")
+        model = ModelSpec(id="gpt", provider="openai", model="gpt-4o")
+        provider = ProviderSpec(id="openai", adapter="openai", api_key_env="OPENAI_API_KEY")
+        for namespace, spec in (("agents", agent), ("models", model), ("providers", provider)):
+            await store.put(namespace, spec.id, spec.model_dump(mode="json"))
+        assert AgentSpec.model_validate(await store.get("agents", "assistant")) == agent
+        assert ModelSpec.model_validate(await store.get("models", "gpt")) == model
+        assert ProviderSpec.model_validate(await store.get("providers", "openai")) == provider
 
     async def test_put_overwrites(self, store: ConfigStore) -> None:
         await store.put("agents", "a", {"v": 1})

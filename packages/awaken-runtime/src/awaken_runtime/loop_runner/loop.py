@@ -62,10 +62,12 @@ from awaken_contract.errors import (
 from awaken_contract.ids import new_id, now_ms, now_secs
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, apply_transforms
-from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.registry_spec import AgentSpec, ContextWindowPolicy
 from awaken_contract.state import MutationBatch
 
 from awaken_runtime.cancellation import RunCancelled, RunCanceller
+from awaken_runtime.context.compaction import CompactionStateKey, compact_history, compaction_config
+from awaken_runtime.context.summarizer import DefaultSummarizer
 from awaken_runtime.execution.executor import DecisionReplayPolicy, ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline, prepare_resume
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
@@ -126,7 +128,7 @@ class _LoopRun:
         self.identity = params.run_identity
         self.messages: list[Message] = params.messages
         self.token = params.cancellation_token
-        self.canceller = RunCanceller(params.cancellation_token)
+        self.canceller = params.canceller or RunCanceller(params.cancellation_token)
         self.input_message_count = (
             params.input_message_count
             if params.input_message_count is not None
@@ -389,6 +391,9 @@ class _LoopRun:
             return _Outcome.TERMINATED, termination
 
         # Inference.
+        policy = self.spec.context_policy
+        if policy is not None and policy.autocompact_threshold is not None:
+            await self._compact(policy)
         upstream_model, overrides = effective_overrides(
             self.spec, self.params.overrides, step_overrides, self.agent.upstream_model
         )
@@ -456,6 +461,22 @@ class _LoopRun:
         if suspended:
             return _Outcome.SUSPENDED, None
         return _Outcome.CONTINUE, None
+
+    async def _compact(self, policy: ContextWindowPolicy) -> None:
+        """LLM compaction of the history (spec §15.3) with the agent's model."""
+        config = compaction_config(self.spec)
+        summarizer = DefaultSummarizer(self.agent.llm_executor, self.agent.upstream_model, config)
+        try:
+            compacted = await compact_history(self.messages, policy, config, summarizer)
+        except Exception as exc:
+            raise InferenceFailed(f"compaction failed: {exc}") from exc
+        if compacted is None:
+            return
+        index, boundary = compacted
+        if index < self.input_message_count:
+            self.input_message_count += 1
+            self.record.input_message_count += 1
+        self.store.commit(MutationBatch().update(CompactionStateKey, boundary))
 
     def _transform(self, request: InferenceRequest) -> None:
         transforms = self.env.request_transforms
@@ -678,7 +699,13 @@ class _LoopRun:
     async def _finish(self, termination: TerminationReason) -> AgentRunResult:
         store = self.store
         status, reason = termination.to_run_status()
-        if status is RunStatus.DONE:
+        current = self.lifecycle()
+        waiting_on_tasks = (
+            current.status is RunStatus.WAITING
+            and current.status_reason == "awaiting_tasks"
+            and termination.type is TerminationKind.NATURAL_END
+        )
+        if status is RunStatus.DONE and not waiting_on_tasks:
             store.commit(_done(reason or "unknown"))
         try:
             await self.run_phase(Phase.RUN_END, with_token=False)

@@ -19,6 +19,7 @@ from awaken_contract.contract.tool import ToolDescriptor
 if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
 
+    from awaken_runtime.cancellation import RunCanceller
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
 
@@ -56,7 +57,8 @@ class AgentLoopParams:
     ``runtime`` is the run's :class:`PhaseRuntime` (its store must have the loop's keys
     installed — see ``LoopStatePlugin``). ``decision_rx`` is the run's control channel; without
     it a suspended run ends with termination ``suspended``. ``decisions`` are applied before
-    the loop starts (resuming a waiting run).
+    the loop starts (resuming a waiting run). ``canceller`` (optional) races the run's awaits
+    against ``cancellation_token``; by default one is made that watches the token.
     """
 
     resolver: AgentResolver
@@ -77,6 +79,7 @@ class AgentLoopParams:
     request_snapshot: RunRequestSnapshot | None = None
     resolved: ResolvedAgent | None = None
     wait_for_decisions: bool = True
+    canceller: RunCanceller | None = None
 
 
 @dataclass(slots=True)

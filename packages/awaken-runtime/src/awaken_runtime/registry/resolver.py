@@ -38,7 +38,7 @@ from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, RetryConfigKey
 
 from awaken_runtime.engine.retry import with_retry
-from awaken_runtime.execution.executor import executor_for_mode
+from awaken_runtime.execution.executor import ToolExecutor, executor_for_mode
 from awaken_runtime.extensions.delegation import AgentBackend, AgentTool
 from awaken_runtime.extensions.delegation.tool import agent_tool_id, delegate_description
 from awaken_runtime.plugins.env import ExecutionEnv
@@ -85,9 +85,11 @@ class RegistryResolver(AgentResolver):
         self,
         registries: RegistrySet,
         tool_execution_mode: ToolExecutionMode = ToolExecutionMode.SEQUENTIAL,
+        tool_executor: ToolExecutor | None = None,
     ) -> None:
         self.registries = registries
         self.tool_execution_mode = tool_execution_mode
+        self.tool_executor = tool_executor
         self._cache: dict[str, tuple[int, AgentSpec, ResolvedAgent]] = {}
 
     def resolve(self, agent_id: str) -> ResolvedAgent:
@@ -152,7 +154,7 @@ class RegistryResolver(AgentResolver):
             model.model,
             executor,
             tools=tools,
-            tool_executor=executor_for_mode(self.tool_execution_mode),
+            tool_executor=self.tool_executor or executor_for_mode(self.tool_execution_mode),
             env=env,
             plugins=user_plugins,
             model=model,

@@ -12,6 +12,7 @@ import asyncio
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.errors import ThreadAlreadyRunning
 
+from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.loop_runner.params import ControlMessage
 
 __all__ = ["ActiveRunRegistry", "RunHandle"]
@@ -20,19 +21,29 @@ __all__ = ["ActiveRunRegistry", "RunHandle"]
 class RunHandle:
     """Control of one live run: cancel it, send it decisions or messages."""
 
-    __slots__ = ("control", "dispatch_id", "released", "run_id", "thread_id", "token")
+    __slots__ = (
+        "canceller",
+        "control",
+        "dispatch_id",
+        "released",
+        "run_id",
+        "thread_id",
+        "token",
+    )
 
     def __init__(self, thread_id: str, run_id: str, dispatch_id: str | None = None) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
         self.dispatch_id = dispatch_id
         self.token = CancellationToken()
+        self.canceller = RunCanceller(self.token, watch=False)
         self.control: asyncio.Queue[ControlMessage] = asyncio.Queue()
         self.released: asyncio.Event | None = None
 
     def cancel(self) -> None:
-        """Cancel the run."""
+        """Cancel the run and interrupt whatever it is waiting for."""
         self.token.cancel()
+        self.canceller.interrupt()
 
     def send(self, message: ControlMessage) -> None:
         """Queue a control message for the run."""

@@ -160,6 +160,7 @@ class AgentRuntime:
                 messages=history,
                 run_identity=identity,
                 cancellation_token=handle.token,
+                canceller=handle.canceller,
                 decision_rx=handle.control,
                 overrides=request.overrides,
                 frontend_tools=list(request.frontend_tools),
@@ -309,6 +310,12 @@ class AgentRuntime:
                     return active.strip()
                 if latest.agent_id:
                     return latest.agent_id
+        registries = self.registries
+        if registries is not None and "default" not in registries.agents:
+            ids = registries.agents.ids()
+            local = [i for i in ids if (spec := registries.agents.get(i)) and not spec.endpoint]
+            if len(local) == 1:
+                return local[0]  # the only runnable agent
         return "default"
 
     async def _pick_run_id(self, request: RunRequest) -> tuple[str, bool, RunRecord | None]:

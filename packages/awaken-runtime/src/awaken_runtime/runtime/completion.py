@@ -15,6 +15,7 @@ from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.suspension import ToolCallOutcome, ToolCallResume
+from awaken_contract.contract.tool import ToolResult
 
 if TYPE_CHECKING:
     from awaken_runtime.loop_runner.params import AgentRunResult
@@ -48,11 +49,9 @@ class _AnsweringSink(EventSink):
             await self.inner.emit(event)
         if isinstance(event, ToolCallDone) and event.outcome is ToolCallOutcome.SUSPENDED:
             self.pending.append(event)
-        elif (
-            isinstance(event, RunFinish)
-            and event.termination.type is TerminationKind.SUSPENDED
-            and self.pending
-        ):
+        elif isinstance(event, RunFinish) and event.termination.type is TerminationKind.SUSPENDED:
+            if not self.pending:
+                self.pending = await self._waiting_calls(event.run_id)
             batch = []
             for done in self.pending:
                 answer = self.decide(done)
@@ -61,7 +60,23 @@ class _AnsweringSink(EventSink):
                 assert isinstance(answer, ToolCallResume)
                 batch.append((done.id, answer))
             self.pending = []
-            self.runtime.send_decisions(self.thread_id, batch)
+            if batch:
+                self.runtime.send_decisions(self.thread_id, batch)
+
+    async def _waiting_calls(self, run_id: str) -> list[ToolCallDone]:
+        """Calls a resumed run was already waiting on (from the run record's tickets)."""
+        store = self.runtime.thread_run_store
+        record = await store.load_run(run_id) if store is not None else None
+        if record is None or record.waiting is None:
+            return []
+        return [
+            ToolCallDone(
+                id=ticket.tool_call_id,
+                result=ToolResult.suspended(ticket.tool_name, ticket.reason or "awaiting decision"),
+                outcome=ToolCallOutcome.SUSPENDED,
+            )
+            for ticket in record.waiting.tickets
+        ]
 
 
 async def run_to_completion(

@@ -13,7 +13,7 @@ __all__ = ["MailboxConfig"]
 class MailboxConfig(BaseModel):
     """Defaults are the book's; durations accept seconds (numbers) or ``timedelta``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     lease_ms: int = Field(default=30_000, ge=1)
     """Lease of a running job; renewed every ``lease_renewal_interval``."""

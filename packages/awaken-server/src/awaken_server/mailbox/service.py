@@ -79,6 +79,8 @@ __all__ = ["Mailbox", "SubmitHandle", "SubmitResult", "SubmitStatus", "WorkerSta
 _log = logging.getLogger("awaken.mailbox")
 
 THREAD_BUSY = "thread has an active run; cannot claim inline"
+TRANSIENT_ERROR_CODES = frozenset({"storage_error"})
+"""``error`` event codes that make a finished run's job retry (nack) instead of ack."""
 
 
 class SubmitStatus(enum.StrEnum):
@@ -116,6 +118,8 @@ class SubmitHandle:
     hub: RunEventHub
     task: asyncio.Task[None]
     sink: ReconnectableEventSink
+    reservation: int | None = None
+    """Hub reader slot held from the start; pass it to ``hub.stream(reserved=...)``."""
 
 
 @dataclass(slots=True)
@@ -136,7 +140,7 @@ class _Worker:
 class _JobSink(EventSink):
     """The sink a job's run writes to: metrics, suspension tracking, hub + reconnectable target."""
 
-    __slots__ = ("finished", "hub_sink", "metrics", "target", "worker")
+    __slots__ = ("error_code", "finished", "hub_sink", "metrics", "target", "worker")
 
     def __init__(
         self,
@@ -150,6 +154,7 @@ class _JobSink(EventSink):
         self.target = target
         self.metrics = metrics
         self.finished = False
+        self.error_code: str | None = None
 
     async def emit(self, event: AgentEvent) -> None:
         if isinstance(event, ToolCallDone) and event.outcome is ToolCallOutcome.SUSPENDED:
@@ -158,6 +163,8 @@ class _JobSink(EventSink):
             self.worker.suspended = False
         elif isinstance(event, RunFinish):
             self.finished = event.termination.type is not TerminationKind.SUSPENDED
+        elif isinstance(event, Error):
+            self.error_code = event.code
         if self.metrics is not None:
             self.metrics.observe_event(event)
         await self.hub_sink.emit(event)
@@ -321,9 +328,10 @@ class Mailbox:
             )
             raise Conflict(THREAD_BUSY)
         target = ReconnectableEventSink(sink)
-        task = self._start_job(worker, claimed, target)
         hub = self.hubs.open(run_id, thread_id)
-        return SubmitHandle(claimed.job_id, run_id, thread_id, hub, task, target)
+        reservation = hub.reserve()
+        task = self._start_job(worker, claimed, target)
+        return SubmitHandle(claimed.job_id, run_id, thread_id, hub, task, target, reservation)
 
     async def submit_background(self, submission: RunSubmission) -> SubmitResult:
         """Background submit: enqueue behind the thread's active work (no interrupt)."""
@@ -610,6 +618,15 @@ class Mailbox:
             return
         termination = getattr(result, "termination", None)
         response = getattr(result, "response", None)
+        if (
+            isinstance(termination, TerminationReason)
+            and termination.type is TerminationKind.ERROR
+            and sink.error_code in TRANSIENT_ERROR_CODES
+        ):
+            # The store failed under the run: an infrastructure failure, retried with backoff.
+            message = termination.message or "storage error"
+            await self._finish(job, token, "nack", message, sink, run_id, instance_id)
+            return
         with contextlib.suppress(Exception):
             await self.store.record_run_result(
                 job.job_id,

@@ -41,10 +41,12 @@ async def load_run(state: AppState, run_id: str) -> RunRecord:
     return run
 
 
-def stream_hub(state: AppState, hub: RunEventHub, after: int | None) -> StreamingResponse:
+def stream_hub(
+    state: AppState, hub: RunEventHub, after: int | None, reserved: int | None = None
+) -> StreamingResponse:
     """SSE of a run's hub from ``after`` (replay, then live) until the next terminal event."""
     metrics = state.metrics
     metrics.sse_connections.inc()
 
-    frames = hub.stream(after, heartbeat=state.config.heartbeat_interval_secs)
+    frames = hub.stream(after, heartbeat=state.config.heartbeat_interval_secs, reserved=reserved)
     return sse_response(frames, heartbeat_interval=None, on_close=metrics.sse_connections.dec)

@@ -50,7 +50,7 @@ async def start_run(request: Request) -> Response:
         agent_id=agent_id,
     )
     handle = await state.mailbox.submit(submission)
-    response = stream_hub(state, handle.hub, None)
+    response = stream_hub(state, handle.hub, None, handle.reservation)
     response.headers["x-awaken-run-id"] = handle.run_id
     response.headers["x-awaken-thread-id"] = handle.thread_id
     return response

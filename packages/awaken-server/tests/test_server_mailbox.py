@@ -1,0 +1,133 @@
+"""The mailbox service under faults: retries with backoff, dead letters, GC, steering, and
+decisions that reach a run held live by another server process (two apps, one SQLite file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import RunRecord
+from awaken_contract.errors import StorageIoError
+from awaken_stores import InMemoryStore, SqliteStore
+
+
+class FlakyStore(InMemoryStore):
+    """An in-memory store whose first ``failures`` checkpoints fail (a transient outage)."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+        if self.failures > 0:
+            self.failures -= 1
+            raise StorageIoError("database is restarting")
+        await super().checkpoint(thread_id, messages, run)
+
+
+async def _submit(live: Any, tid: str, text: str) -> None:
+    body = {"messages": [{"role": "user", "content": text}]}
+    r = await live.client.post(f"/v1/threads/{tid}/messages", json=body)
+    assert r.status_code == 202
+
+
+async def _jobs(live: Any, tid: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = (await live.client.get(f"/v1/threads/{tid}/mailbox")).json()[
+        "items"
+    ]
+    return items
+
+
+async def test_a_storage_outage_is_retried_then_the_job_succeeds(
+    make_server: Any, server_config: Any, until: Any
+) -> None:
+    store = FlakyStore(failures=2)
+    live = await make_server(store, server_config())
+    tid = (await live.client.post("/v1/threads", json={})).json()["id"]
+    await _submit(live, tid, "weather in Bern")
+
+    async def accepted() -> bool:
+        return [j["status"] for j in await _jobs(live, tid)] == ["Accepted"]
+
+    await until(accepted)
+    job = (await _jobs(live, tid))[0]
+    assert job["attempt_count"] == 1 and "database is restarting" in job["last_error"]
+    runs = (await live.client.get(f"/v1/threads/{tid}/runs")).json()["items"]
+    assert [r["termination_reason"] for r in runs] == [{"type": "natural_end"}]
+
+
+async def test_a_job_that_keeps_failing_is_dead_lettered(
+    make_server: Any, server_config: Any, until: Any
+) -> None:
+    cfg = server_config()
+    cfg.mailbox.default_max_attempts = 2
+    live = await make_server(FlakyStore(failures=10_000), cfg)
+    r = await live.client.post("/v1/threads/dl/mailbox", json={"payload": "weather in Riga"})
+    assert r.status_code == 201
+
+    async def dead() -> bool:
+        return [j["status"] for j in await _jobs(live, "dl")] == ["DeadLetter"]
+
+    await until(dead)
+    job = (await _jobs(live, "dl"))[0]
+    assert job["attempt_count"] == 2 and "database is restarting" in job["last_error"]
+
+
+async def test_gc_purges_finished_jobs(live: Any, until: Any) -> None:
+    r = await live.client.post("/v1/threads/gc/mailbox", json={"payload": "weather in Lyon"})
+    assert r.status_code == 201
+
+    async def accepted() -> bool:
+        return [j["status"] for j in await _jobs(live, "gc")] == ["Accepted"]
+
+    await until(accepted)
+    mailbox = live.state.mailbox
+    mailbox.config.gc_ttl = 0
+    assert await mailbox.gc() >= 1
+    assert await _jobs(live, "gc") == []
+
+
+async def test_steer_hands_messages_to_the_running_run(live: Any, sse: Any, until: Any) -> None:
+    c = live.client
+    body = {"agentId": "assistant", "messages": [{"role": "user", "content": "wait 1"}]}
+    async with c.stream("POST", "/v1/runs", json=body) as response:
+        events = sse.iter(response)
+        async for frame in events:
+            if frame.data and frame.data["event_type"] == "tool_call_ready":
+                break
+        tid = next(iter(live.state.mailbox._workers))
+        steer = {"mode": "steer", "messages": [{"role": "user", "content": "weather in Nice"}]}
+        r = await c.post(f"/v1/threads/{tid}/messages", json=steer)
+        assert r.json()["status"] == "running"  # delivered live, no new job
+        rest = [f.data async for f in events if f.data]
+    assert rest[-1]["termination"] == {"type": "natural_end"}
+    assert len(await _jobs(live, tid)) == 1
+    history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+    assert any("Nice" in str(m["content"]) for m in history)
+
+
+async def test_decision_reaches_a_run_held_by_another_process(
+    make_server: Any, server_config: Any, sse: Any, tmp_path: Any, until: Any
+) -> None:
+    db = tmp_path / "shared.db"
+    holder = await make_server(SqliteStore(db), server_config())
+    other = await make_server(SqliteStore(db), server_config())
+    body = {"agentId": "assistant", "messages": [{"role": "user", "content": "approve it"}]}
+    async with holder.client.stream("POST", "/v1/runs", json=body) as r:
+        frames = [f.data for f in await sse.collect(r) if f.data]
+    run_id = frames[-1]["run_id"]
+    call_id = next(f["id"] for f in frames if f["event_type"] == "tool_call_done")
+
+    decision = {"toolCallId": call_id, "action": "resume", "payload": {"approved": True}}
+    r = await other.client.post(f"/v1/runs/{run_id}/decision", json=decision)
+    assert r.status_code == 202
+
+    async def done() -> bool:
+        return (await other.client.get(f"/v1/runs/{run_id}")).json()["status"] == "done"
+
+    await until(done)
+    run = (await other.client.get(f"/v1/runs/{run_id}")).json()
+    assert run["termination_reason"] == {"type": "natural_end"}
+    jobs = await _jobs(other, run["thread_id"])
+    # The holder took the queued decision job back and resumed its live run.
+    assert sorted(j["status"] for j in jobs) == ["Accepted", "Cancelled"]
