@@ -44,12 +44,15 @@ def dotted() -> str:
     return "dotted"
 
 
-@server.tool(description="Returns a 1x1 PNG and a caption.")
+@server.tool(description="Returns a 1x1 PNG and a caption.", structured_output=False)
 def picture() -> list[object]:
-    return [TextContent(type="text", text="a pixel"), Image(data=PNG_BYTES, format="png")]
+    return [
+        TextContent(type="text", text="a pixel"),
+        Image(data=PNG_BYTES, format="png").to_image_content(),
+    ]
 
 
-@server.tool(description="Returns an embedded text resource.")
+@server.tool(description="Returns an embedded text resource.", structured_output=False)
 def document() -> list[object]:
     return [
         EmbeddedResource(

@@ -361,3 +361,68 @@ def test_validate_args() -> None:
     with pytest.raises(InvalidArguments):
         tool.validate_args("nope")
     assert tool.descriptor().id == tool.descriptor().name == "agent_run_x"
+
+
+class Recursive(LlmExecutor):
+    """Delegates to itself until a tool result comes back, then answers with it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        self.calls += 1
+        last = request.messages[-1]
+        if last.role is Role.TOOL:
+            return text_step(last.text()[:200])
+        return delegate(f"r{self.calls}", "echo", "again")
+
+    def name(self) -> str:
+        return "recursive"
+
+
+async def test_self_delegation_stops_at_the_depth_limit() -> None:
+    from awaken_runtime.extensions.delegation import MAX_DELEGATION_DEPTH
+
+    llm = Recursive()
+    runtime = build({"echo": llm}, [spec("echo", "I echo.", ["echo"])])
+    observer = VecEventSink()
+    with observe_sub_runs(observer):
+        result = await run(runtime, "echo")
+    assert result.termination == TerminationReason.natural_end()
+    starts = [e for e in observer.take() if isinstance(e, RunStart)]
+    assert len(starts) == MAX_DELEGATION_DEPTH
+    assert llm.calls == 2 * (MAX_DELEGATION_DEPTH + 1)
+
+
+class Hanging(LlmExecutor):
+    """Never answers; signals when the child inference started."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        self.started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    def name(self) -> str:
+        return "hanging"
+
+
+async def test_cancelling_the_parent_cancels_the_running_delegate() -> None:
+    boss = ScriptedLlm([delegate("c1", "slow", "take forever"), text_step("never")])
+    slow = Hanging()
+    runtime = build({"boss": boss, "slow": slow}, [spec("boss", "b", ["slow"]), spec("slow", "s")])
+    observer = VecEventSink()
+
+    async def go() -> Any:
+        with observe_sub_runs(observer):
+            return await run(runtime, "boss")
+
+    task = asyncio.create_task(go())
+    await asyncio.wait_for(slow.started.wait(), timeout=10)
+    assert runtime.cancel("t")
+    result = await asyncio.wait_for(task, timeout=10)
+    assert result.termination == TerminationReason.cancelled()
+    child_finish = [e for e in observer.take() if isinstance(e, RunFinish)]
+    assert [f.termination for f in child_finish] == [TerminationReason.cancelled()]

@@ -224,3 +224,16 @@ def test_overlay_apply_and_strict_config() -> None:
     assert AgentOverlay.model_validate({"model_id": "x"}).model == "x"
     with pytest.raises(ValueError):
         AgentOverlay.model_validate({"prompt": "typo"})
+
+
+def test_handoff_wire_shapes() -> None:
+    import msgspec
+    from awaken_runtime.extensions.handoff import HandoffAction
+
+    assert msgspec.to_builtins(request_handoff("x")) == {"type": "request", "agent": "x"}
+    assert msgspec.to_builtins(activate_handoff("x")) == {"type": "activate", "agent": "x"}
+    assert msgspec.to_builtins(clear_handoff()) == {"type": "clear"}
+    decoded = msgspec.json.decode(b'{"type":"activate","agent":"w"}', type=HandoffAction)
+    assert decoded == activate_handoff("w")
+    encoded = ActiveAgentKey.encode(HandoffState("a"))
+    assert encoded == {"active_agent": "a", "requested_agent": None}

@@ -383,3 +383,33 @@ async def test_agent_id_is_inferred() -> None:
     assert result.response == "only agent"
     record = await store.load_run(result.run_id)
     assert record is not None and record.agent_id == "a"
+
+
+async def test_run_id_rules() -> None:
+    from awaken_contract.errors import InvalidResume
+
+    store = InMemoryStore()
+    runtime = runtime_for(MockLlmExecutor(["x"]), store=store)
+    hinted = await runtime.run(
+        RunRequest("ids", [Message.user("a")]).with_agent_id("a").with_run_id("my-run")
+    )
+    assert hinted.run_id == "my-run"
+    with pytest.raises(InvalidResume, match="already exists as a run"):
+        await runtime.run(
+            RunRequest("ids", [Message.user("b")]).with_agent_id("a").with_run_id("my-run")
+        )
+    with pytest.raises(InvalidResume, match="does not reference an existing run"):
+        await runtime.run(
+            RunRequest("ids", [Message.user("c")]).with_agent_id("a").with_continue_run_id("nope")
+        )
+    without_store = runtime_for(MockLlmExecutor(["x"]))
+    with pytest.raises(InvalidResume, match="requires run storage"):
+        await without_store.run(
+            RunRequest("ids", []).with_agent_id("a").with_continue_run_id("my-run")
+        )
+    continued = await runtime.run(
+        RunRequest("ids", [Message.user("d")]).with_agent_id("a").with_continue_run_id("my-run")
+    )
+    assert continued.run_id == "my-run"
+    record = await store.load_run("my-run")
+    assert record is not None and record.steps == 2

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import msgspec
 from awaken_contract.contract.event import AgentEvent, RunFinish, StateSnapshot
 from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.executor import LlmExecutor
@@ -306,3 +307,28 @@ def msgspec_specs(raw: str) -> list[Any]:
     from awaken_contract.contract.lifecycle import AnyStopConditionSpec
 
     return msgspec.json.decode(raw, type=list[AnyStopConditionSpec])
+
+
+async def test_stopped_run_exact_event_order() -> None:
+    llm = ScriptedLlm([echo_call(i) for i in range(5)])
+    runtime = build(llm, {"stop-condition:max-rounds": MaxRoundsPlugin(1)})
+    _, events = await run(runtime)
+    assert names(events) == [
+        "RunStart",
+        "StepStart",
+        "ToolCallStart",
+        "ToolCallDelta",
+        "ToolCallReady",
+        "InferenceComplete",
+        "ToolCallDone",
+        "StateSnapshot",
+        "StepEnd",
+        "StateSnapshot",
+        "RunFinish",
+    ]
+    finish = events[-1]
+    assert isinstance(finish, RunFinish)
+    assert msgspec.to_builtins(finish.termination) == {
+        "type": "stopped",
+        "value": {"code": "max_rounds", "detail": "exceeded 1 rounds"},
+    }

@@ -229,3 +229,56 @@ async def test_executors_directly() -> None:
     assert ParallelToolExecutor.streaming().name() == "parallel_streaming"
     output = await execute_single_tool(tools, ToolCall("z", "strict", None), ctx)
     assert output.result.is_error
+
+
+class AskFirst(Tool):
+    """Suspends itself until resumed; then uses the decision."""
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("ask", "ask", "asks the user")
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        if ctx.resume_input is None:
+            from awaken_contract.contract.suspension import SuspendTicket, Suspension
+
+            ticket = SuspendTicket(suspension=Suspension(id=f"q-{ctx.call_id}", action="ask"))
+            return ToolResult.suspended_with("ask", "need an answer", ticket)
+        return ToolResult.success("ask", {"answer": ctx.resume_input.result})
+
+
+async def test_tool_suspension_backfills_later_calls_and_states_follow_transitions() -> None:
+    import asyncio
+
+    from awaken_contract.contract.event import RunFinish
+    from awaken_contract.contract.suspension import ToolCallResume
+
+    llm = ScriptedLlm(
+        [
+            tool_step([ToolCall("a1", "ask", {}), ToolCall("s1", "strict", {"n": 1})]),
+            text_step("thanks"),
+        ]
+    )
+    runtime = build(llm, {"ask": AskFirst(), "strict": Strict()})
+    sink = VecEventSink()
+    task = asyncio.ensure_future(
+        runtime.run(RunRequest("q", [Message.user("go")]).with_agent_id("a"), sink)
+    )
+    for _ in range(500):
+        if any(isinstance(e, RunFinish) for e in sink.events):
+            break
+        await asyncio.sleep(0)
+    done = {e.id: e for e in sink.events if isinstance(e, ToolCallDone)}
+    assert done["a1"].outcome is ToolCallOutcome.SUSPENDED
+    assert done["s1"].result.message == "[Tool execution was interrupted]"
+    parked = [e for e in sink.events if isinstance(e, StateSnapshot)][-1]
+    calls = parked.snapshot.extensions[ToolCallStatesKey.KEY]["calls"]
+    assert calls["a1"]["status"] == "suspended" and calls["s1"]["status"] == "failed"
+    assert calls["a1"]["suspension_id"] == "q-a1"
+
+    # a decision for a call that is not suspended is ignored; the real one resumes
+    assert runtime.send_decision("q", "s1", ToolCallResume.resume("ignored"))
+    assert runtime.send_decision("q", "q-a1", ToolCallResume.resume("blue"))
+    result = await asyncio.wait_for(task, 10)
+    assert result.response == "thanks"
+    tool_texts = [m.text() for m in llm.requests[1].messages if m.role is Role.TOOL]
+    assert tool_texts == ['{"answer":"blue"}', "[Tool execution was interrupted]"]

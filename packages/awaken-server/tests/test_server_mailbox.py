@@ -92,13 +92,17 @@ async def test_steer_hands_messages_to_the_running_run(live: Any, sse: Any, unti
     body = {"agentId": "assistant", "messages": [{"role": "user", "content": "wait 1"}]}
     async with c.stream("POST", "/v1/runs", json=body) as response:
         events = sse.iter(response)
+        start: dict[str, Any] = {}
         async for frame in events:
+            if frame.data and frame.data["event_type"] == "run_start":
+                start = frame.data
             if frame.data and frame.data["event_type"] == "tool_call_ready":
                 break
-        tid = next(iter(live.state.mailbox._workers))
+        tid, run_id = start["thread_id"], start["run_id"]
         steer = {"mode": "steer", "messages": [{"role": "user", "content": "weather in Nice"}]}
-        r = await c.post(f"/v1/threads/{tid}/messages", json=steer)
-        assert r.json()["status"] == "running"  # delivered live, no new job
+        r = await c.post(f"/v1/runs/{run_id}/inputs", json=steer)
+        assert r.status_code == 202
+        assert r.json() == {"status": "inputs_accepted", "run_id": run_id}
         rest = [f.data async for f in events if f.data]
     assert rest[-1]["termination"] == {"type": "natural_end"}
     assert len(await _jobs(live, tid)) == 1

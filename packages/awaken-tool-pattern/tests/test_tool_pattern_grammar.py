@@ -122,6 +122,13 @@ VALID = [
         'mcp__*(*.password =~ ".*")',
     ),
     (
+        'Tool(env.* ~ "secret*")',
+        ExactTool("Tool"),
+        FieldsArgs((field("env.*", MatchOp.GLOB, "secret*"),)),
+        'Tool(env.* ~ "secret*")',
+    ),
+    ("Bash(*=1)", ExactTool("Bash"), PrimaryArg("*=1"), "Bash(*=1)"),
+    (
         'Tool(f1 ~ "a", f2 = "b")',
         ExactTool("Tool"),
         FieldsArgs((field("f1", MatchOp.GLOB, "a"), field("f2", MatchOp.EXACT, "b"))),

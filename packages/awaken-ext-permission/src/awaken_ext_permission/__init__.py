@@ -16,6 +16,7 @@ from awaken_ext_permission.config import (
     PermissionRulesConfig,
 )
 from awaken_ext_permission.decision import (
+    ALLOW_ALWAYS_POLICY,
     PermissionDecision,
     RememberScope,
     approve,
@@ -77,6 +78,7 @@ from awaken_ext_permission.state import (
 from awaken_ext_permission.tool_filter import PermissionToolFilter
 
 __all__ = [
+    "ALLOW_ALWAYS_POLICY",
     "PERMISSION_CONFIRM_ACTION",
     "PERMISSION_CONFIRM_TOOL",
     "PERMISSION_PLUGIN_ID",

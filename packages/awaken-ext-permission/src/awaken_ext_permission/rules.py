@@ -197,12 +197,9 @@ class PermissionRuleset(msgspec.Struct, frozen=True):
     def unconditionally_denied(self) -> list[str]:
         """Tool ids denied whatever their arguments (sorted, no duplicates)."""
         ids = {
-            tool_id
-            for rule in self.rules.values()
-            if rule.behavior is ToolPermissionBehavior.DENY
-            and (tool_id := rule.unconditional_tool_id) is not None
+            rule.unconditional_tool_id for rule in self.rules.values() if rule.is_unconditional_deny
         }
-        return sorted(ids)
+        return sorted(tool_id for tool_id in ids if tool_id is not None)
 
 
 def evaluate(ruleset: PermissionRuleset, tool_id: str, args: Any = None) -> PermissionEvaluation:

@@ -61,7 +61,7 @@ class RunCanceller:
         task = asyncio.current_task()
         self._current = task
         try:
-            return await work
+            result = await work
         except asyncio.CancelledError:
             if self._fired is not None and self._fired is task:
                 self._fired = None
@@ -71,6 +71,17 @@ class RunCanceller:
             raise
         finally:
             self._current = None
+        if self._fired is not None and self._fired is task:
+            # The interrupt landed while the work was finishing: absorb the pending
+            # cancellation of this task, then report the run as cancelled.
+            self._fired = None
+            try:
+                await asyncio.sleep(0)
+            except asyncio.CancelledError:
+                if task is not None:
+                    task.uncancel()
+            raise RunCancelled()
+        return result
 
     async def _watch_token(self, token: CancellationToken) -> None:
         await token.wait()

@@ -150,7 +150,10 @@ class _Parser:
             elif char == "[":
                 close = text.find("]", i)
                 i = len(text) if close < 0 else close + 1
-            elif char == "*" and i + 1 < len(text) and text[i + 1] in ".[":
+            elif char == "*" and (
+                (i + 1 < len(text) and text[i + 1] in ".[") or (i > self.pos and text[i - 1] == ".")
+            ):
+                # a wildcard segment: "*.x", "*[0]", or a trailing "a.*"
                 i += 1
             else:
                 break

@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--store", default=None, help="default memory://")
     run.add_argument("--agent")
     run.add_argument("--thread")
+    acp = sub.add_parser("acp", help="speak the Agent Client Protocol on stdin/stdout")
+    acp.add_argument("--agent", help="agent id (default: 'default' or the only agent)")
+    acp.add_argument("--config")
+    acp.add_argument("--store", default=None, help="default memory://")
     sub.add_parser("version", help="print the version")
     return parser
 
@@ -67,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "version":
         print(f"awaken {_version()}")
         return 0
+    if args.command == "acp":
+        from awaken_server.protocols.acp import acp_main
+
+        return acp_main(args.config, args.store, args.agent)
     if args.command not in ("serve", "run"):
         _parser().print_help(sys.stderr)
         return 2

@@ -16,6 +16,7 @@ from awaken_runtime.context.compaction import (
     CompactionStateKey,
     compact_history,
     compaction_config,
+    custom_summarizer,
     find_compaction_boundary,
     render_transcript,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "compact_history",
     "compact_tool_artifacts",
     "compaction_config",
+    "custom_summarizer",
     "estimate_message_tokens",
     "estimate_tokens",
     "estimate_tool_tokens",

@@ -17,7 +17,7 @@ and the visible history (from the latest summary on) is estimated at or above it
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 from awaken_contract.contract.message import Message, Role, Visibility
@@ -51,6 +51,7 @@ __all__ = [
     "CompactionStateKey",
     "compact_history",
     "compaction_config",
+    "custom_summarizer",
     "find_compaction_boundary",
     "render_transcript",
 ]
@@ -189,10 +190,21 @@ async def compact_history(
 
 class CompactionPlugin(Plugin):
     """``context_compaction``: registers ``__context_compaction`` and the ``compaction``
-    section schema; holds the agent's :class:`CompactionConfig`."""
+    section schema; holds the agent's :class:`CompactionConfig`.
 
-    def __init__(self, config: CompactionConfig | None = None) -> None:
+    The resolver adds one to every agent with a context policy. To summarize with your own
+    :class:`ContextSummarizer`, register ``CompactionPlugin(summarizer=...)`` under some id and
+    list that id in the agent's ``plugin_ids``.
+    """
+
+    def __init__(
+        self,
+        config: CompactionConfig | None = None,
+        *,
+        summarizer: ContextSummarizer | None = None,
+    ) -> None:
         self.config = config or CompactionConfig()
+        self.summarizer = summarizer
 
     def descriptor(self) -> PluginDescriptor:
         return PluginDescriptor(COMPACTION_PLUGIN_ID)
@@ -202,3 +214,11 @@ class CompactionPlugin(Plugin):
 
     def config_schemas(self) -> list[ConfigSchema]:
         return [ConfigSchema.for_key(CompactionConfigKey)]
+
+
+def custom_summarizer(plugins: Iterable[Plugin]) -> ContextSummarizer | None:
+    """The summarizer of the first :class:`CompactionPlugin` that carries one."""
+    for plugin in plugins:
+        if isinstance(plugin, CompactionPlugin) and plugin.summarizer is not None:
+            return plugin.summarizer
+    return None

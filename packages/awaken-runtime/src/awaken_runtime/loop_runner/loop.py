@@ -66,7 +66,12 @@ from awaken_contract.registry_spec import AgentSpec, ContextWindowPolicy
 from awaken_contract.state import MutationBatch
 
 from awaken_runtime.cancellation import RunCancelled, RunCanceller
-from awaken_runtime.context.compaction import CompactionStateKey, compact_history, compaction_config
+from awaken_runtime.context.compaction import (
+    CompactionStateKey,
+    compact_history,
+    compaction_config,
+    custom_summarizer,
+)
 from awaken_runtime.context.summarizer import DefaultSummarizer
 from awaken_runtime.execution.executor import DecisionReplayPolicy, ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline, prepare_resume
@@ -465,7 +470,9 @@ class _LoopRun:
     async def _compact(self, policy: ContextWindowPolicy) -> None:
         """LLM compaction of the history (spec §15.3) with the agent's model."""
         config = compaction_config(self.spec)
-        summarizer = DefaultSummarizer(self.agent.llm_executor, self.agent.upstream_model, config)
+        summarizer = custom_summarizer(self.env.plugins) or DefaultSummarizer(
+            self.agent.llm_executor, self.agent.upstream_model, config
+        )
         try:
             compacted = await compact_history(self.messages, policy, config, summarizer)
         except Exception as exc:

@@ -165,10 +165,7 @@ class StopConditionHook(PhaseHook):
         return command
 
     def _view(self, stats: StopConditionStats, step: int) -> StopPolicyStats:
-        current = stats.recorded_step == step
-        rounds = stats.tool_rounds
-        if not current and stats.last_tool_names:
-            rounds = []
+        current = stats.recorded_step == step  # this step's inference was accounted
         return StopPolicyStats(
             step_count=step,
             total_input_tokens=stats.total_input_tokens,
@@ -177,7 +174,7 @@ class StopConditionHook(PhaseHook):
             consecutive_errors=stats.consecutive_errors,
             last_tool_names=tuple(stats.last_tool_names) if current else (),
             last_response_text=stats.last_response_text if current else "",
-            tool_rounds=tuple(rounds),
+            tool_rounds=tuple(stats.tool_rounds) if current else (),
         )
 
 

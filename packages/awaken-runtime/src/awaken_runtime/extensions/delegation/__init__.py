@@ -13,6 +13,7 @@ from awaken_runtime.extensions.delegation.sink import (
 )
 from awaken_runtime.extensions.delegation.tool import (
     AGENT_TOOL_PREFIX,
+    MAX_DELEGATION_DEPTH,
     AgentTool,
     agent_tool_id,
     delegate_description,
@@ -26,6 +27,7 @@ from awaken_runtime.extensions.delegation.types import (
 
 __all__ = [
     "AGENT_TOOL_PREFIX",
+    "MAX_DELEGATION_DEPTH",
     "AgentBackend",
     "AgentTool",
     "DelegateOutput",

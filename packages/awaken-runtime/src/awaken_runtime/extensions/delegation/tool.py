@@ -9,6 +9,7 @@ resume mode ``use_decision_as_tool_result``; failures become error results.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from typing import Any
 
@@ -32,11 +33,21 @@ from awaken_runtime.extensions.delegation.sink import (
 from awaken_runtime.extensions.delegation.types import DelegateRunResult, DelegateStatus
 from awaken_runtime.registry.resolved import AgentResolver
 
-__all__ = ["AGENT_TOOL_PREFIX", "AgentTool", "agent_tool_id", "delegate_description"]
+__all__ = [
+    "AGENT_TOOL_PREFIX",
+    "MAX_DELEGATION_DEPTH",
+    "AgentTool",
+    "agent_tool_id",
+    "delegate_description",
+]
 
 _log = logging.getLogger(__name__)
 
 AGENT_TOOL_PREFIX = "agent_run_"
+#: How deep delegated runs may nest (guards against an agent delegating to itself forever).
+MAX_DELEGATION_DEPTH = 8
+
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("awaken_delegation_depth", default=0)
 
 _PARAMETERS = {
     "type": "object",
@@ -92,9 +103,16 @@ class AgentTool(Tool):
         prompt = args["prompt"].strip()
         if not prompt:
             raise InvalidArguments("prompt must not be empty", "prompt")
+        depth = _DEPTH.get()
+        if depth >= MAX_DELEGATION_DEPTH:
+            raise ExecutionFailed(
+                f"delegation depth limit ({MAX_DELEGATION_DEPTH}) reached; "
+                f"not delegating to '{self.agent_id}'"
+            )
         await ctx.report_progress(ProgressStatus.RUNNING, f"delegating to {self.agent_id}")
         sink = ProgressForwardingSink(ctx.activity_sink, current_sub_run_observer())
         identity = ctx.run_identity
+        token = _DEPTH.set(depth + 1)
         try:
             result = await self.backend.execute(
                 self.agent_id,
@@ -111,6 +129,8 @@ class AgentTool(Tool):
         except AwakenError as exc:
             await self._progress(ctx, ProgressStatus.FAILED, f"failed: {exc}")
             return ToolResult.error(self.tool_id, f"delegation to {self.agent_id} failed: {exc}")
+        finally:
+            _DEPTH.reset(token)
         return await self._to_tool_result(result, args, ctx)
 
     async def _progress(self, ctx: ToolCallContext, status: ProgressStatus, what: str) -> None:

@@ -107,16 +107,23 @@ class TaskRef(msgspec.Struct):
     job: MailboxJob | None
 
     def state(self) -> TaskState:
-        """Dispatch wins when it is newer than the run record and not yet acked."""
+        """The run's state, unless its job says more: a not-yet-started run (or a new
+        activation of a parked run) is what its job is; a job cancelled before the run
+        finished makes the task canceled. A job merely held by a live run (lease renewals)
+        never overrides the run record."""
         run, job = self.run, self.job
         if run is None:
             assert job is not None
             return job_state(job)
-        if (
-            job is not None
-            and job.status is not MailboxJobStatus.ACCEPTED
-            and job.updated_at >= run.updated_at * 1000
-        ):
+        if job is None or run.status is RunStatus.DONE:
+            return run_state(run)
+        if run.status is RunStatus.CREATED:
+            return job_state(job)
+        if job.status in (MailboxJobStatus.QUEUED, MailboxJobStatus.CLAIMED):
+            if job.created_at >= run.updated_at * 1000:
+                return job_state(job)
+            return run_state(run)
+        if job.status is not MailboxJobStatus.ACCEPTED:
             return job_state(job)
         return run_state(run)
 

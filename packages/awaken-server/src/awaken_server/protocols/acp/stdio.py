@@ -23,7 +23,8 @@ _log = logging.getLogger("awaken.acp")
 
 async def serve_acp_stdio(runtime: Any, agent_id: str | None = None) -> None:
     """Speak ACP on this process's stdin/stdout until stdin closes."""
-    await run_agent(AwakenAcpAgent(runtime, agent_id))
+    agent: Any = AwakenAcpAgent(runtime, agent_id)  # structurally an ``acp.Agent``
+    await run_agent(agent)
 
 
 def _extension_plugins() -> list[Any]:
