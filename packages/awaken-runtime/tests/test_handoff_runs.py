@@ -237,3 +237,27 @@ def test_handoff_wire_shapes() -> None:
     assert decoded == activate_handoff("w")
     encoded = ActiveAgentKey.encode(HandoffState("a"))
     assert encoded == {"active_agent": "a", "requested_agent": None}
+
+
+async def test_exposed_handoff_tools_switch_and_return() -> None:
+    llm = ScriptedLlm(
+        [
+            tool_step([ToolCall("c1", "transfer_to_researcher", {})]),
+            tool_step([ToolCall("c2", "transfer_back", {})]),
+            text_step("home"),
+        ]
+    )
+    base = AgentSpec("boss", model="m", system_prompt="Base.", plugin_ids=["agent_handoff"])
+    overlay = AgentOverlay(system_prompt="Research.")
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(base)
+        .with_provider("llm", llm)
+        .with_model("m", ModelSpec(id="m", provider="llm", model="model-main"))
+        .with_plugin("agent_handoff", HandoffPlugin({"researcher": overlay}, expose_tools=True))
+        .build()
+    )
+    result, _ = await run(runtime, agent="boss")
+    assert result.response == "home"
+    assert [system_prompt(r) for r in llm.requests] == ["Base.", "Research.", "Base."]
+    assert tool_ids(llm.requests[0]) == ["transfer_back", "transfer_to_researcher"]

@@ -23,7 +23,6 @@ def test_book_module_paths_resolve_to_the_contract_types() -> None:
     from awaken.contract.event import RunFinish
     from awaken.contract.event_sink import VecEventSink
     from awaken.contract.tool import InvalidArguments, Tool, ToolResult
-
     from awaken_contract.contract import event, event_sink, tool
 
     assert Tool is tool.Tool and ToolResult is tool.ToolResult

@@ -26,10 +26,16 @@ from awaken_runtime.extensions.handoff.switch import (
     handoff_target,
     resolve_handoff,
 )
+from awaken_runtime.extensions.handoff.tool import (
+    TRANSFER_BACK_TOOL_ID,
+    HandoffTool,
+    handoff_tool_id,
+)
 from awaken_runtime.extensions.handoff.types import AgentOverlay
 
 __all__ = [
     "HANDOFF_PLUGIN_ID",
+    "TRANSFER_BACK_TOOL_ID",
     "ActivateHandoff",
     "ActiveAgentIdKey",
     "ActiveAgentKey",
@@ -39,11 +45,13 @@ __all__ = [
     "HandoffPlugin",
     "HandoffState",
     "HandoffSyncHook",
+    "HandoffTool",
     "RequestHandoff",
     "activate_handoff",
     "clear_handoff",
     "find_handoff_plugin",
     "handoff_target",
+    "handoff_tool_id",
     "request_handoff",
     "resolve_handoff",
 ]

@@ -26,6 +26,7 @@ from awaken_runtime.extensions.handoff.state import (
     ActiveAgentIdKey,
     ActiveAgentKey,
 )
+from awaken_runtime.extensions.handoff.tool import HandoffTool
 from awaken_runtime.extensions.handoff.types import AgentOverlay
 
 __all__ = ["HANDOFF_PLUGIN_ID", "HandoffPlugin", "HandoffSyncHook"]
@@ -55,11 +56,16 @@ class HandoffSyncHook(PhaseHook):
 class HandoffPlugin(Plugin):
     """Registers the handoff keys and the sync hook; holds the named overlays.
 
-    ``HandoffPlugin({"researcher": AgentOverlay(system_prompt="…", model="fast")})``
+    ``HandoffPlugin({"researcher": AgentOverlay(system_prompt="…", model="fast")})``; with
+    ``expose_tools=True`` the model also gets ``transfer_to_<overlay>`` tools and
+    ``transfer_back``.
     """
 
-    def __init__(self, overlays: Mapping[str, AgentOverlay] | None = None) -> None:
+    def __init__(
+        self, overlays: Mapping[str, AgentOverlay] | None = None, *, expose_tools: bool = False
+    ) -> None:
         self.overlays: dict[str, AgentOverlay] = dict(overlays or {})
+        self.expose_tools = expose_tools
 
     def overlay(self, agent_id: str) -> AgentOverlay | None:
         """The overlay registered for ``agent_id``."""
@@ -80,6 +86,12 @@ class HandoffPlugin(Plugin):
         name = self.descriptor().name
         registrar.register_phase_hook(name, Phase.RUN_START, hook)
         registrar.register_phase_hook(name, Phase.STEP_END, hook)
+        if self.expose_tools:
+            for target in self.overlays:
+                tool = HandoffTool(target)
+                registrar.register_tool(tool.tool_id, tool)
+            back = HandoffTool(None)
+            registrar.register_tool(back.tool_id, back)
 
     def __repr__(self) -> str:
         return f"HandoffPlugin(overlays={sorted(self.overlays)})"
