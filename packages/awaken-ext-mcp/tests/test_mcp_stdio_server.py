@@ -82,7 +82,7 @@ async def test_call_converts_results_with_metadata(stdio_manager: McpToolRegistr
 
 
 async def test_is_error_becomes_a_tool_error(stdio_manager: McpToolRegistryManager) -> None:
-    with pytest.raises(ExecutionFailed, match="Server error: .*boom"):
+    with pytest.raises(ExecutionFailed, match=r"Server error: .*boom"):
         await call(stdio_manager, "mcp__local__fail", {"msg": "boom"})
     tool = stdio_manager.registry().get("mcp__local__echo")
     assert tool is not None

@@ -134,7 +134,7 @@ def test_plain_text_results_are_joined() -> None:
 
 def test_structured_content_is_kept_in_metadata() -> None:
     out = _convert(
-        {"content": [{"type": "text", "text": "{\"n\": 1}"}], "structuredContent": {"n": 1}}
+        {"content": [{"type": "text", "text": '{"n": 1}'}], "structuredContent": {"n": 1}}
     )
     assert out.data == '{"n": 1}'
     assert out.metadata["mcp.result.structuredContent"] == {"n": 1}

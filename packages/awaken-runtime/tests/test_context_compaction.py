@@ -275,3 +275,45 @@ async def test_a_custom_summarizer_plugin_replaces_the_default() -> None:
     await runtime.run(RunRequest("t", chat(12)).with_agent_id("a"))
     assert len(custom.calls) == 1 and llm.summaries == []
     assert summary_text(llm.chats[0].messages[1]) == "custom summary"
+
+
+async def test_cancelling_during_compaction_ends_the_run_cancelled() -> None:
+    import asyncio
+
+    class Stuck(ContextSummarizer):
+        def __init__(self) -> None:
+            self.started = asyncio.Event()
+
+        async def summarize(self, transcript: str, previous_summary: str | None) -> str:
+            self.started.set()
+            await asyncio.Event().wait()
+            return "never"
+
+    from awaken_runtime.context import CompactionPlugin
+
+    stuck = Stuck()
+    llm = Agentish()
+    spec = AgentSpec(
+        "a", model="m", system_prompt="s", context_policy=window(2000), plugin_ids=["stuck"]
+    )
+    store = InMemoryStore()
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(spec)
+        .with_plugin("stuck", CompactionPlugin(summarizer=stuck))
+        .with_provider("p", llm)
+        .with_model("m", ModelSpec(id="m", provider="p", model="model-1"))
+        .with_thread_run_store(store)
+        .build()
+    )
+    sink = VecEventSink()
+    task = asyncio.create_task(runtime.run(RunRequest("t", chat(12)).with_agent_id("a"), sink))
+    await asyncio.wait_for(stuck.started.wait(), timeout=10)
+    assert runtime.cancel("t")
+    result = await asyncio.wait_for(task, timeout=10)
+    assert result.termination.type is TerminationKind.CANCELLED
+    names = [type(e).__name__ for e in sink.take()]
+    assert names[-1] == "RunFinish" and names.count("StepStart") == names.count("StepEnd") == 1
+    assert llm.chats == []
+    log = await store.load_messages("t")
+    assert log is not None and not any(is_summary_message(m) for m in log)

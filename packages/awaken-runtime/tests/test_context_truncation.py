@@ -1,5 +1,7 @@
 """Token estimates, artifact compaction, truncation and the summary view."""
 
+import random
+
 from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.message import Message, Role, ToolCall
 from awaken_contract.contract.tool import ToolDescriptor
@@ -168,3 +170,37 @@ def test_context_transform_applies_view_compaction_and_truncation() -> None:
     assert "summarized away" not in texts
     assert out.messages[1] is summary
     assert "[Content compacted" in texts[-1]
+
+
+def random_conversation(rng: random.Random) -> list[Message]:
+    messages = [Message.system("sys")]
+    call = 0
+    for _ in range(rng.randint(1, 12)):
+        messages.append(Message.user("u" * rng.randint(1, 600)))
+        for _ in range(rng.randint(0, 3)):
+            ids = [f"c{call + i}" for i in range(rng.randint(1, 3))]
+            call += len(ids)
+            messages.append(
+                Message.assistant_with_tool_calls("", [ToolCall(i, "t", {}) for i in ids])
+            )
+            messages.extend(Message.tool(i, "r" * rng.randint(1, 600)) for i in ids)
+        messages.append(Message.assistant("a" * rng.randint(1, 600)))
+    return messages
+
+
+def test_truncation_invariants_on_random_conversations() -> None:
+    rng = random.Random(1234)
+    for _ in range(300):
+        messages = random_conversation(rng)
+        recent = rng.randint(0, 4)
+        budget = rng.randint(10, estimate_tokens(messages) + 50)
+        out = truncate_messages(messages, [], policy(budget, recent))
+        assert out[0] is messages[0]
+        if len(out) > 1:
+            assert_pairs_intact(out)
+        kept = [m for m in out if m.text() != INTERRUPTED_TOOL_RESULT]
+        # an ordered suffix of the original history
+        assert kept[1:] == messages[len(messages) - len(kept) + 1 :]
+        # the protected recent messages (at least the newest one) are always there
+        protected = min(max(recent, 1), len(messages) - 1)
+        assert messages[-protected:] == kept[-protected:]

@@ -227,7 +227,7 @@ async def test_nested_delegation_links_every_level() -> None:
             text_step("team finished"),
         ]
     )
-    dev_a = ScriptedLlm([text_step("api ready")])
+    dev_a = ScriptedLlm([tool_step([ToolCall("w1", "crunch", {})]), text_step("api ready")])
     dev_b = ScriptedLlm([text_step("ui ready")])
     runtime = build(
         {"boss": boss, "lead": lead, "dev_a": dev_a, "dev_b": dev_b},
@@ -238,10 +238,15 @@ async def test_nested_delegation_links_every_level() -> None:
             spec("dev_b", "b"),
         ],
     )
-    observer = VecEventSink()
+    observer, sink = VecEventSink(), VecEventSink()
     with observe_sub_runs(observer):
-        result = await run(runtime, "boss")
+        result = await run(runtime, "boss", sink)
     assert result.response == "shipped"
+    # progress of every level reaches the top-level stream
+    progress = [e for e in sink.take() if isinstance(e, ActivitySnapshot)]
+    assert {e.message_id for e in progress} == {"c1", "d1", "d2", "w1"}
+    crunch = next(e.content for e in progress if e.message_id == "w1")
+    assert crunch["parent_call_id"] == "d1"
     starts = [e for e in observer.take() if isinstance(e, RunStart)]
     by_agent = {e.identity.agent_id: e for e in starts if e.identity is not None}
     assert set(by_agent) == {"lead", "dev_a", "dev_b"}

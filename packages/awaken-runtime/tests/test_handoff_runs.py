@@ -261,3 +261,16 @@ async def test_exposed_handoff_tools_switch_and_return() -> None:
     assert result.response == "home"
     assert [system_prompt(r) for r in llm.requests] == ["Base.", "Research.", "Base."]
     assert tool_ids(llm.requests[0]) == ["transfer_back", "transfer_to_researcher"]
+
+
+async def test_overlay_handoff_persists_on_the_thread_without_an_agent_id() -> None:
+    store = InMemoryStore()
+    llm = ScriptedLlm([transfer("c1", "researcher"), text_step("one"), text_step("two")])
+    runtime = build(llm, store=store)
+    await run(runtime)
+    # "researcher" is an overlay, not a registered agent: the run starts from the base agent
+    # and its handoff plugin switches to the overlay before the first step
+    result, _ = await run(runtime, agent=None)
+    assert result.response == "two"
+    assert system_prompt(llm.requests[-1]) == "You research."
+    assert llm.requests[-1].upstream_model == "model-fast"

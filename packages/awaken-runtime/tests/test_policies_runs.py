@@ -332,3 +332,45 @@ async def test_stopped_run_exact_event_order() -> None:
         "type": "stopped",
         "value": {"code": "max_rounds", "detail": "exceeded 1 rounds"},
     }
+
+
+async def test_stop_conditions_declared_in_the_agent_spec_section() -> None:
+    spec = AgentSpec.from_json(
+        """{"id": "a", "model_id": "m", "system_prompt": "sys",
+            "plugin_ids": ["stop-condition"],
+            "sections": {"stop_conditions": [{"type": "stop_on_tool", "tool_name": "finish"},
+                                             {"type": "max_rounds", "rounds": 5}]}}"""
+    )
+    llm = ScriptedLlm([echo_call(1), tool_step([ToolCall("f", "finish", {})]), echo_call(2)])
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_tool("echo", Echo())
+        .with_tool("finish", Finish())
+        .with_provider("llm", llm)
+        .with_model("m", ModelSpec(id="m", provider="llm", model="model-1"))
+        .with_plugin("stop-condition", StopConditionPlugin())
+        .with_agent_spec(spec)
+        .build()
+    )
+    result, _ = await run(runtime)
+    assert result.termination.stopped_reason is not None
+    assert result.termination.stopped_reason.code == "stop_on_tool"
+    assert len(llm.requests) == 2
+
+
+def test_an_invalid_stop_conditions_section_fails_at_build() -> None:
+    import pytest
+    from awaken_contract.errors import ValidationFailed
+
+    spec = AgentSpec("a", model="m", plugin_ids=["stop-condition"]).with_section(
+        "stop_conditions", [{"type": "timeout", "seconds": "soon"}]
+    )
+    builder = (
+        AgentRuntimeBuilder()
+        .with_provider("llm", ScriptedLlm([]))
+        .with_model("m", ModelSpec(id="m", provider="llm", model="model-1"))
+        .with_plugin("stop-condition", StopConditionPlugin())
+        .with_agent_spec(spec)
+    )
+    with pytest.raises(ValidationFailed, match="stop_conditions"):
+        builder.build()

@@ -251,6 +251,7 @@ class McpToolRegistryManager:
             server.next_attempt_at = time.monotonic() + server.config.reconnect_delay(
                 server.attempts - 1
             )
+            self._schedule_revive(server)
 
     async def _reconnect_locked(self, server: _Server) -> None:
         """Close the old session and open a new one (lock held); raises ``McpError``."""
@@ -289,13 +290,14 @@ class McpToolRegistryManager:
     async def _revive(self, server: _Server) -> None:
         """Reconnect a disconnected server, honouring the back-off, until it is connected,
         disabled or permanently failed."""
-        while not self._closed and server.state is McpServerState.DISCONNECTED:
+        waiting = (McpServerState.DISCONNECTED, McpServerState.RECONNECTING)
+        while not self._closed and server.state in waiting:
             delay = server.next_attempt_at - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
             async with server.lock:
-                if server.state is not McpServerState.DISCONNECTED or self._closed:
-                    break
+                if self._closed or server.state is not McpServerState.DISCONNECTED:
+                    continue
                 with contextlib.suppress(McpError):
                     await self._reconnect_locked(server)
             self._rebuild_logged()

@@ -164,7 +164,8 @@ def truncate_messages(
     lead = _leading_system(messages)
     system, history = messages[:lead], messages[lead:]
     budget = max(available - sum(estimate_message_tokens(m) for m in system), 0)
-    split = _split_point(history, budget, policy.min_recent_messages)
+    # the newest message always stays: a request without it would be meaningless
+    split = _split_point(history, budget, max(policy.min_recent_messages, 1))
     return [*system, *repair_dangling_tool_calls(history[split:])]
 
 

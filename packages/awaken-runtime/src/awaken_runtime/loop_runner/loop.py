@@ -397,8 +397,13 @@ class _LoopRun:
 
         # Inference.
         policy = self.spec.context_policy
-        if policy is not None and policy.autocompact_threshold is not None:
-            await self._compact(policy)
+        if (
+            policy is not None
+            and policy.autocompact_threshold is not None
+            and not await self._compact(policy)
+        ):
+            store.commit(_done("cancelled"))
+            return _Outcome.TERMINATED, TerminationReason.cancelled()
         upstream_model, overrides = effective_overrides(
             self.spec, self.params.overrides, step_overrides, self.agent.upstream_model
         )
@@ -467,23 +472,29 @@ class _LoopRun:
             return _Outcome.SUSPENDED, None
         return _Outcome.CONTINUE, None
 
-    async def _compact(self, policy: ContextWindowPolicy) -> None:
-        """LLM compaction of the history (spec §15.3) with the agent's model."""
+    async def _compact(self, policy: ContextWindowPolicy) -> bool:
+        """LLM compaction of the history (spec §15.3) with the agent's model; ``False`` when
+        the run was cancelled meanwhile (the history is then unchanged)."""
         config = compaction_config(self.spec)
         summarizer = custom_summarizer(self.env.plugins) or DefaultSummarizer(
             self.agent.llm_executor, self.agent.upstream_model, config
         )
         try:
-            compacted = await compact_history(self.messages, policy, config, summarizer)
+            compacted = await self.canceller.race(
+                compact_history(self.messages, policy, config, summarizer)
+            )
+        except RunCancelled:
+            return False
         except Exception as exc:
             raise InferenceFailed(f"compaction failed: {exc}") from exc
         if compacted is None:
-            return
+            return True
         index, boundary = compacted
         if index < self.input_message_count:
             self.input_message_count += 1
             self.record.input_message_count += 1
         self.store.commit(MutationBatch().update(CompactionStateKey, boundary))
+        return True
 
     def _transform(self, request: InferenceRequest) -> None:
         transforms = self.env.request_transforms

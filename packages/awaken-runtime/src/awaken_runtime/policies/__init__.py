@@ -28,10 +28,16 @@ from awaken_runtime.policies.plugin import (
     StopConditionPlugin,
 )
 from awaken_runtime.policies.policy import StopDecision, StopPolicy, StopPolicyStats
+from awaken_runtime.policies.section import (
+    STOP_CONDITIONS_SECTION,
+    section_policies,
+    stop_conditions_schema,
+)
 from awaken_runtime.policies.state import StopConditionStats, StopConditionStatsKey
 
 __all__ = [
     "MAX_ROUNDS_PLUGIN_ID",
+    "STOP_CONDITIONS_SECTION",
     "STOP_CONDITION_PLUGIN_ID",
     "ConsecutiveErrorsPolicy",
     "ContentMatchPolicy",
@@ -49,6 +55,8 @@ __all__ = [
     "TimeoutPolicy",
     "TokenBudgetPolicy",
     "policies_from_specs",
+    "section_policies",
+    "stop_conditions_schema",
     "stop_termination",
     "stopped_reason",
     "tool_round_signature",

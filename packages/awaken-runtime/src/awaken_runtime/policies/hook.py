@@ -23,9 +23,11 @@ from awaken_contract.contract.message import ToolCall
 from awaken_contract.contract.suspension import ToolCallStatus
 from awaken_contract.ids import now_ms
 from awaken_contract.plugin import PhaseContext, PhaseHook
+from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.state import Snapshot, StateCommand
 
 from awaken_runtime.policies.policy import StopPolicy, StopPolicyStats
+from awaken_runtime.policies.section import STOP_CONDITIONS_SECTION, section_policies
 from awaken_runtime.policies.state import (
     RecordInference,
     RecordStepOutcome,
@@ -138,10 +140,23 @@ class StopConditionHook(PhaseHook):
         *,
         clock: Clock = now_ms,
         track_outcomes: bool = True,
+        from_section: bool = False,
     ) -> None:
         self.policies = list(policies)
         self.clock = clock
         self.track_outcomes = track_outcomes
+        self.from_section = from_section
+        self._section: tuple[AgentSpec, list[StopPolicy]] | None = None
+
+    def policies_for(self, spec: AgentSpec) -> list[StopPolicy]:
+        """The hook's policies plus those of the spec's ``stop_conditions`` section."""
+        if not self.from_section or STOP_CONDITIONS_SECTION not in spec.sections:
+            return self.policies
+        cached = self._section
+        if cached is None or cached[0] is not spec:
+            cached = (spec, [*self.policies, *section_policies(spec)])
+            self._section = cached
+        return cached[1]
 
     async def run(self, ctx: PhaseContext) -> StateCommand:
         command = StateCommand()
@@ -155,7 +170,7 @@ class StopConditionHook(PhaseHook):
             command.update(StopConditionStatsKey, update)
             stats = StopConditionStatsKey.apply(stats, update)
         view = self._view(stats, step)
-        for policy in self.policies:
+        for policy in self.policies_for(ctx.agent_spec):
             decision = policy.evaluate(view)
             if decision.code is not None:
                 detail = decision.detail or None

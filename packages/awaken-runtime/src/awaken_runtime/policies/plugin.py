@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from awaken_contract.contract.lifecycle import StopConditionSpec
 from awaken_contract.ids import now_ms
 from awaken_contract.model import Phase
-from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
+from awaken_contract.plugin import ConfigSchema, Plugin, PluginDescriptor, PluginRegistrar
 
 from awaken_runtime.policies.builtin import MaxRoundsPolicy, policies_from_specs
 from awaken_runtime.policies.hook import (
@@ -21,6 +21,7 @@ from awaken_runtime.policies.hook import (
     StopStatsHook,
 )
 from awaken_runtime.policies.policy import StopPolicy
+from awaken_runtime.policies.section import stop_conditions_schema
 from awaken_runtime.policies.state import StopConditionStatsKey
 
 __all__ = [
@@ -36,12 +37,13 @@ MAX_ROUNDS_PLUGIN_ID = "stop-condition:max-rounds"
 
 class StopConditionPlugin(Plugin):
     """Evaluates ``policies`` after every step; the first ``Stop`` ends the run with
-    ``TerminationReason.stopped(code, detail)``.
+    ``TerminationReason.stopped(code, detail)``. Agents using the plugin may add policies
+    declaratively in their ``stop_conditions`` section (a list of ``StopConditionSpec``).
 
     ``clock`` returns unix milliseconds (inject one to test timeouts deterministically).
     """
 
-    def __init__(self, policies: Sequence[StopPolicy], *, clock: Clock = now_ms) -> None:
+    def __init__(self, policies: Sequence[StopPolicy] = (), *, clock: Clock = now_ms) -> None:
         self.policies: list[StopPolicy] = list(policies)
         self.clock = clock
 
@@ -60,9 +62,11 @@ class StopConditionPlugin(Plugin):
         registrar.register_key(StopConditionStatsKey)
         registrar.register_phase_hook(name, Phase.RUN_START, StopClockHook(self.clock))
         registrar.register_phase_hook(name, Phase.AFTER_INFERENCE, StopStatsHook(self.clock))
-        registrar.register_phase_hook(
-            name, Phase.STEP_END, StopConditionHook(self.policies, clock=self.clock)
-        )
+        hook = StopConditionHook(self.policies, clock=self.clock, from_section=True)
+        registrar.register_phase_hook(name, Phase.STEP_END, hook)
+
+    def config_schemas(self) -> list[ConfigSchema]:
+        return [stop_conditions_schema()]
 
     def __repr__(self) -> str:
         return f"StopConditionPlugin({self.policies!r})"

@@ -306,8 +306,13 @@ class AgentRuntime:
             if latest is not None:
                 state = latest.state
                 active = state.extensions.get(_ACTIVE_AGENT_KEY) if state is not None else None
-                if isinstance(active, str) and active.strip():
+                registered = self.registries is None or (
+                    isinstance(active, str) and active.strip() in self.registries.agents
+                )
+                if isinstance(active, str) and active.strip() and registered:
                     return active.strip()
+                # a handoff overlay is not a registered agent: start from the run's base
+                # agent, whose handoff plugin switches to the overlay before the first step
                 if latest.agent_id:
                     return latest.agent_id
         registries = self.registries

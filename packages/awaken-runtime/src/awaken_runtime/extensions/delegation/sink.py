@@ -1,8 +1,9 @@
 """Event plumbing of delegated runs.
 
-* :class:`ProgressForwardingSink` — the child run's sink: forwards only the child's
-  ``tool-call-progress`` activity snapshots (of tool calls the child started) to the parent's
-  activity sink, so UIs see nested progress without the child's run events.
+* :class:`ProgressForwardingSink` — the child run's sink: forwards only the
+  ``tool-call-progress`` activity snapshots of tool calls the child started (and, nested, of
+  calls whose ``parent_call_id`` is one of those) to the parent's activity sink, so UIs see
+  nested progress without the child's run events.
 * :func:`observe_sub_runs` — a context manager that also sends **every** event of every
   delegated run started inside it (at any nesting depth) to an observer sink; the child's
   ``run_start`` carries ``parent_run_id`` and ``identity.parent_tool_call_id``.
@@ -57,9 +58,15 @@ class ProgressForwardingSink(EventSink):
             self.child_calls.add(event.id)
             return
         if (
-            self.parent is not None
-            and isinstance(event, ActivitySnapshot)
-            and event.activity_type == TOOL_CALL_PROGRESS_ACTIVITY_TYPE
-            and event.message_id in self.child_calls
+            self.parent is None
+            or not isinstance(event, ActivitySnapshot)
+            or event.activity_type != TOOL_CALL_PROGRESS_ACTIVITY_TYPE
         ):
-            await self.parent.emit(event)
+            return
+        if event.message_id not in self.child_calls:
+            content = event.content
+            parent_call = content.get("parent_call_id") if isinstance(content, dict) else None
+            if parent_call not in self.child_calls:
+                return
+            self.child_calls.add(event.message_id)  # a grandchild's call: nested progress
+        await self.parent.emit(event)

@@ -96,8 +96,9 @@ class AgentTool(Tool):
         resume = ctx.resume_input
         if resume is not None:
             if resume.action is ResumeDecisionAction.CANCEL:
-                reason = resume.reason or "cancelled by the user"
-                return ToolResult.error(self.tool_id, f"delegation to {self.agent_id} {reason}")
+                reason = f": {resume.reason}" if resume.reason else ""
+                message = f"delegation to {self.agent_id} cancelled{reason}"
+                return ToolResult.error(self.tool_id, message)
             return ToolResult.success(self.tool_id, resume.result)
         self.validate_args(args)
         prompt = args["prompt"].strip()

@@ -17,8 +17,9 @@ from typing import Any
 import msgspec
 from awaken_contract.contract.identity import AdapterKind
 from awaken_contract.contract.message import Message
-from awaken_contract.contract.storage import RunRequestOrigin
-from awaken_contract.ids import new_id
+from awaken_contract.contract.storage import RunRecord, RunRequestOrigin
+from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
+from awaken_contract.ids import new_id, now_ms
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -33,6 +34,7 @@ from awaken_server.protocols.a2a.push import PushConfigs, encode_frame, normaliz
 from awaken_server.protocols.a2a.tasks import TaskRef, TaskService
 from awaken_server.protocols.a2a.wire import (
     A2A_PROTOCOL_VERSION,
+    A2aMessage,
     ListTaskPushNotificationConfigsResponse,
     ListTasksResponse,
     PushNotificationConfig,
@@ -55,6 +57,8 @@ BLOCKING_TIMEOUT_SECS = 300.0
 """Longest a blocking ``message:send`` waits before answering with the current snapshot."""
 CANCEL_WAIT_SECS = 5.0
 """How long ``:cancel`` waits for the run to reach ``canceled`` before answering."""
+DECISION_PICKUP_SECS = 10.0
+"""Longest a follow-up message waits for the interrupted run to take its answer up."""
 _JSON_TYPES = ("application/json", "application/a2a+json")
 _EXTRA_KEY = "a2a"
 
@@ -291,35 +295,33 @@ async def _send(
     if agent_id is None and not continue_run and not await tasks.thread_has_context(thread_id):
         agent_id = service.public_agent()
 
-    user = Message.user_with_content(blocks_from_parts(message.parts))
-    user.id = message.message_id
-    submission = RunSubmission(
-        thread_id=thread_id,
-        messages=[user],
-        agent_id=agent_id,
-        origin=RunRequestOrigin.A2A,
-        adapter=AdapterKind.A2A,
-    )
+    push = None
+    if config is not None:
+        push = config.task_push_notification_config or config.push_notification_config
     if continue_run:
-        submission.continue_run_id = task_id
+        assert existing is not None and existing.run is not None
+        await _continue(service, existing.run, message)
     else:
-        submission.run_id_hint = task_id
+        user = Message.user_with_content(blocks_from_parts(message.parts))
+        user.id = message.message_id
+        submission = RunSubmission(
+            thread_id=thread_id,
+            messages=[user],
+            agent_id=agent_id,
+            origin=RunRequestOrigin.A2A,
+            adapter=AdapterKind.A2A,
+            run_id_hint=task_id,
+        )
         await tasks.bind(thread_id, task_id, message.message_id)
-    push = (
-        (config.task_push_notification_config or config.push_notification_config)
-        if config
-        else None
-    )
-    if push is not None:
+        if push is not None:
+            await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
+        try:
+            await service.state.mailbox.submit_background(submission)
+        except ApiError as exc:
+            status = "FAILED_PRECONDITION" if exc.status == 409 else "INVALID_ARGUMENT"
+            raise A2aError(exc.status, status, exc.message) from None
+    if continue_run and push is not None:
         await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
-    try:
-        await service.state.mailbox.submit_background(submission)
-    except ApiError as exc:
-        raise A2aError(
-            exc.status,
-            "FAILED_PRECONDITION" if exc.status == 409 else "INVALID_ARGUMENT",
-            exc.message,
-        ) from None
     ref = await tasks.find(task_id)
     if ref is not None:
         await service.start_push(ref)
@@ -336,6 +338,50 @@ async def _send(
         await asyncio.sleep(POLL_INTERVAL_SECS)
         task = await service.snapshot(task_id, history_length=history_length)
     return _json({"task": task or _submitted(task_id, thread_id, tenant)})
+
+
+def decision_of(message: A2aMessage) -> ToolCallResume:
+    """The decision an interrupted task's follow-up message carries.
+
+    A ``data`` part holding an object is the decision result (``{"approved": false}`` or
+    ``{"action": "cancel"}`` reject); otherwise the message text approves and is the result.
+    """
+    data = next((p.data for p in message.parts if isinstance(p.data, dict)), None)
+    if data is not None:
+        if data.get("approved") is False or data.get("action") == "cancel":
+            reason = data.get("reason") if isinstance(data.get("reason"), str) else None
+            return ToolCallResume(
+                action=ResumeDecisionAction.CANCEL, result=data, reason=reason, updated_at=now_ms()
+            )
+        return ToolCallResume.resume(data)
+    text = "\n".join(p.text for p in message.parts if p.text is not None)
+    return ToolCallResume.resume(text)
+
+
+def _pending_targets(run: RunRecord | None) -> set[str]:
+    if run is None or run.waiting is None:
+        return set()
+    targets = {t.tool_call_id or t.ticket_id for t in run.waiting.tickets}
+    return targets or set(run.waiting.ticket_ids)
+
+
+async def _continue(service: A2aService, run: RunRecord, message: A2aMessage) -> None:
+    """Answer every pending call of the interrupted run with the message's decision, then
+    wait (bounded) until the run took the answer up."""
+    resume = decision_of(message)
+    targets = _pending_targets(run)
+    delivered = False
+    for target in sorted(targets):
+        answered = await service.state.mailbox.decide(run.run_id, target, resume)
+        delivered = answered is not None or delivered
+    if not delivered:
+        raise A2aError.invalid_field("message.taskId", "the task has no pending input to answer")
+    deadline = time.monotonic() + DECISION_PICKUP_SECS
+    while time.monotonic() < deadline:
+        current = await service.state.store.load_run(run.run_id)
+        if current is None or not (_pending_targets(current) & targets):
+            return
+        await asyncio.sleep(POLL_INTERVAL_SECS)
 
 
 def _submitted(task_id: str, thread_id: str, tenant: str | None) -> Task:

@@ -107,10 +107,10 @@ class TaskRef(msgspec.Struct):
     job: MailboxJob | None
 
     def state(self) -> TaskState:
-        """The run's state, unless its job says more: a not-yet-started run (or a new
+        """The run's state, unless its latest job says more: a not-yet-started run (or a new
         activation of a parked run) is what its job is; a job cancelled before the run
-        finished makes the task canceled. A job merely held by a live run (lease renewals)
-        never overrides the run record."""
+        finished makes the task canceled. The job that is executing the run (the record's
+        dispatch) never overrides the record."""
         run, job = self.run, self.job
         if run is None:
             assert job is not None
@@ -120,9 +120,8 @@ class TaskRef(msgspec.Struct):
         if run.status is RunStatus.CREATED:
             return job_state(job)
         if job.status in (MailboxJobStatus.QUEUED, MailboxJobStatus.CLAIMED):
-            if job.created_at >= run.updated_at * 1000:
-                return job_state(job)
-            return run_state(run)
+            # The job that produced the run record's state is the record's dispatch.
+            return run_state(run) if job.job_id == run.dispatch_id else job_state(job)
         if job.status is not MailboxJobStatus.ACCEPTED:
             return job_state(job)
         return run_state(run)
