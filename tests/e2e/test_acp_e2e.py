@@ -7,6 +7,7 @@ client for permission, runs the tool once approved and ends with ``end_turn``.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
 from pathlib import Path
@@ -125,3 +126,22 @@ async def test_rejected_permission_and_bad_requests(config: Path, tmp_path: Path
     assert len(client.permissions) == 1
     progress = [u for u in client.updates if isinstance(u, ToolCallProgress)]
     assert progress and progress[-1].status == "failed"
+
+
+async def test_cancel_ends_the_prompt_turn(config: Path, tmp_path: Path) -> None:
+    client = RecordingClient("opt_allow_once")
+    command = [*_command(), "acp", "--config", str(config)]
+    async with spawn_agent_process(client, *command) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        turn = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("wait 30")])
+        )
+        for _ in range(1000):
+            if client.permissions:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # the approved demo_wait tool is now sleeping
+        await conn.cancel(session_id=session.session_id)
+        response = await asyncio.wait_for(turn, 20)
+        assert response.stop_reason == "cancelled"

@@ -89,7 +89,9 @@ class McpServer:
         store = SqliteStore(self.db)
         runtime = (
             AgentRuntimeBuilder()
-            .with_agent_spec(AgentSpec("researcher").with_model("m").with_system_prompt(LONG_PROMPT))
+            .with_agent_spec(
+                AgentSpec("researcher").with_model("m").with_system_prompt(LONG_PROMPT)
+            )
             .with_agent_spec(AgentSpec("writer").with_model("m"))
             .with_tool("get_weather", Weather())
             .with_provider("scripted", Scripted())

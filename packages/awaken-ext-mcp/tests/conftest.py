@@ -57,17 +57,19 @@ async def wait_until(predicate: Callable[[], bool | Awaitable[bool]], limit: flo
 class HttpServer:
     """The demo server over Streamable HTTP in a child process on a loopback port."""
 
-    def __init__(self) -> None:
+    def __init__(self, transport: str = "http") -> None:
+        self.transport = transport
         self.port = 0
         self.proc: subprocess.Popen[str] | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/mcp"
+        path = "sse" if self.transport == "sse" else "mcp"
+        return f"http://127.0.0.1:{self.port}/{path}"
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, SERVER_SCRIPT, "http", str(self.port)],
+            [sys.executable, SERVER_SCRIPT, self.transport, str(self.port)],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -86,6 +88,16 @@ class HttpServer:
 @pytest.fixture
 def http_server() -> Iterator[HttpServer]:
     server = HttpServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def sse_server() -> Iterator[HttpServer]:
+    server = HttpServer("sse")
     server.start()
     try:
         yield server

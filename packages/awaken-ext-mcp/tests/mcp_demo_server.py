@@ -1,7 +1,8 @@
 """A real MCP server for the tests, written with the SDK's MCPServer (formerly FastMCP).
 
-Usage: ``python mcp_demo_server.py stdio`` or ``python mcp_demo_server.py http PORT``
-(Streamable HTTP at ``http://127.0.0.1:PORT/mcp``; prints ``READY <port>`` once listening).
+Usage: ``python mcp_demo_server.py stdio``, ``python mcp_demo_server.py http PORT`` (Streamable
+HTTP at ``http://127.0.0.1:PORT/mcp``) or ``python mcp_demo_server.py sse PORT`` (legacy SSE at
+``/sse``); the HTTP modes print ``READY <port>`` once listening (PORT 0 = any free port).
 """
 
 from __future__ import annotations
@@ -116,14 +117,14 @@ def greet(name: str) -> str:
     return f"Say hello to {name}."
 
 
-async def _serve_http(port: int) -> None:
+async def _serve_http(port: int, transport: str) -> None:
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(64)
-    app = server.streamable_http_app()
+    app = server.sse_app() if transport == "sse" else server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uv_server = uvicorn.Server(config)
     print(f"READY {sock.getsockname()[1]}", flush=True)
@@ -131,7 +132,7 @@ async def _serve_http(port: int) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "http":
-        asyncio.run(_serve_http(int(sys.argv[2]) if len(sys.argv) > 2 else 0))
+    if len(sys.argv) > 1 and sys.argv[1] in ("http", "sse"):
+        asyncio.run(_serve_http(int(sys.argv[2]) if len(sys.argv) > 2 else 0, sys.argv[1]))
     else:
         server.run("stdio")

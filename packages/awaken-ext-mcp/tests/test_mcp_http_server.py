@@ -75,3 +75,12 @@ async def test_stdio_and_http_servers_side_by_side(
         assert "mcp__local__echo" in ids and "mcp__remote__echo" in ids
         prompts = await manager.list_prompts()
         assert [(p.server, p.name) for p in prompts] == [("local", "greet"), ("remote", "greet")]
+
+
+async def test_legacy_sse_server(sse_server: Any) -> None:
+    config = McpServerConnectionConfig.sse("legacy", sse_server.url)
+    async with await McpToolRegistryManager.connect([config]) as manager:
+        assert manager.connect_errors() == {}
+        tool = manager.registry().get("mcp__legacy__echo")
+        assert tool is not None and tool.descriptor().metadata["mcp.transport"] == "sse"
+        assert (await call(manager, "mcp__legacy__echo", {"text": "via sse"})).data == "via sse"

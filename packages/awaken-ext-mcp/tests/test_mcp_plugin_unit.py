@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from awaken_contract.contract.tool import Tool, ToolCallContext
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolResult
 from awaken_contract.plugin import PluginRegistrar
 from awaken_ext_mcp import MCP_PLUGIN_ID, McpPlugin, McpToolRegistryManager
 
@@ -56,6 +56,6 @@ async def test_plugin_registers_every_tool_of_the_snapshot(
     result = await registrar.tools["mcp__local__echo"].execute(
         {"text": "via plugin"}, ToolCallContext.test_default()
     )
-    assert result.data == "via plugin"
+    assert isinstance(result, ToolResult) and result.data == "via plugin"
     # a plugin over the registry view sees the same tools
     assert sorted(McpPlugin(stdio_manager.registry()).registry.ids()) == sorted(registrar.tools)

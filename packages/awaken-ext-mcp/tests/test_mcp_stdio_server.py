@@ -131,13 +131,17 @@ async def test_one_broken_server_does_not_fail_the_others(make_stdio_config: Fac
         "broken", "/nonexistent/mcp-server", restart_policy={"enabled": False}
     )
     crashing = McpServerConnectionConfig.stdio(
-        "crashing", sys.executable, ["-c", "import sys; sys.exit(3)"], timeout_secs=5
+        "crashing",
+        sys.executable,
+        ["-c", "import sys; print('missing API key', file=sys.stderr); sys.exit(3)"],
+        timeout_secs=5,
     ).with_restart_policy(make_stdio_config().restart_policy.model_copy(update={"enabled": False}))
     manager = await McpToolRegistryManager.connect([broken, make_stdio_config(), crashing])
     try:
         errors = manager.connect_errors()
         assert set(errors) == {"broken", "crashing"}
         assert "/nonexistent/mcp-server" in errors["broken"]
+        assert "stderr: missing API key" in errors["crashing"]
         assert manager.server_state("broken") is McpServerState.DISCONNECTED
         assert manager.server_state("local") is McpServerState.CONNECTED
         assert all(i.startswith("mcp__local__") for i in manager.registry().ids())
@@ -289,3 +293,22 @@ async def test_connection_env_and_cwd_reach_the_child(tmp_path: Any) -> None:
         assert connection.supports("tools")
     finally:
         await connection.close()
+
+
+async def test_a_server_that_never_answers_times_out(
+    tmp_path: Any, until: Until, gone: Callable[[int], bool]
+) -> None:
+    marker = tmp_path / "pid"
+    script = f"import os, time; open({str(marker)!r}, 'w').write(str(os.getpid())); time.sleep(120)"
+    config = McpServerConnectionConfig.stdio(
+        "mute", sys.executable, ["-c", script], timeout_secs=1, restart_policy={"enabled": False}
+    )
+    manager = await McpToolRegistryManager.connect([config])
+    try:
+        assert "timeout: handshake timed out after 1s" in manager.connect_errors()["mute"]
+        assert manager.registry().is_empty
+    finally:
+        await manager.close()
+    if marker.exists():  # absent only when the child was stopped before it got that far
+        pid = int(marker.read_text())
+        await until(lambda: gone(pid))

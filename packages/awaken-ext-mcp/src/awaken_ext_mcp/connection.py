@@ -12,6 +12,7 @@ the registry manager uses to decide about reconnects.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import enum
 import importlib.metadata
@@ -42,6 +43,7 @@ CLIENT_NAME = "awaken-mcp"
 """``clientInfo.name`` sent on initialize."""
 
 _CLOSE_TIMEOUT = 10.0
+_STDERR_TAIL_LINES = 5
 
 ProgressCallback = ProgressFnT
 
@@ -115,10 +117,11 @@ def _translate(exc: BaseException, timeout: float) -> McpCallFailure:
     return McpCallFailure(McpFailureKind.TRANSPORT, f"mcp transport error: {text}")
 
 
-def _drain_stderr(fd: int, server: str) -> None:
-    """Log a stdio server's stderr lines at debug level until EOF."""
+def _drain_stderr(fd: int, server: str, tail: collections.deque[str]) -> None:
+    """Log a stdio server's stderr lines at debug level until EOF, keeping the last ones."""
     with open(fd, encoding="utf-8", errors="replace") as stream:
         for line in stream:
+            tail.append(line.rstrip())
             logger.debug("mcp server %s stderr: %s", server, line.rstrip())
 
 
@@ -133,6 +136,8 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._alive = False
         self._errlog: IO[str] | None = None
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
+        self._drain: threading.Thread | None = None
         self.error: str | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -184,7 +189,14 @@ class McpConnection:
             raise
         except BaseException as exc:
             await self.close()
-            raise _translate(exc, timeout) from None
+            failure = _translate(exc, timeout)
+            if self._drain is not None:
+                await asyncio.to_thread(self._drain.join, 1.0)
+            if self._stderr_tail:
+                failure = McpCallFailure(
+                    failure.kind, f"{failure.message} (stderr: {' | '.join(self._stderr_tail)})"
+                )
+            raise failure from None
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
         try:
@@ -221,9 +233,12 @@ class McpConnection:
             if cfg.transport is McpTransportKind.STDIO:
                 read_fd, write_fd = os.pipe()
                 self._errlog = os.fdopen(write_fd, "w")
-                threading.Thread(
-                    target=_drain_stderr, args=(read_fd, cfg.name), daemon=True
-                ).start()
+                self._drain = threading.Thread(
+                    target=_drain_stderr,
+                    args=(read_fd, cfg.name, self._stderr_tail),
+                    daemon=True,
+                )
+                self._drain.start()
                 params = StdioServerParameters(
                     command=cfg.command or "",
                     args=list(cfg.args),
@@ -251,6 +266,9 @@ class McpConnection:
         task = self._task
         if task is None or task.done():
             return
+        if self._client is None:
+            # still handshaking: nothing to close gracefully, abort the attempt
+            task.cancel()
         try:
             await asyncio.wait_for(asyncio.shield(task), _CLOSE_TIMEOUT)
         except TimeoutError:

@@ -464,6 +464,8 @@ class McpToolRegistryManager:
                 await self.refresh()
             except McpError as exc:
                 logger.warning("mcp periodic refresh: %s", exc)
+            except Exception:
+                logger.exception("mcp periodic refresh failed")
 
     async def stop_periodic_refresh(self) -> None:
         """Stop the periodic refresh loop (no-op when not running)."""

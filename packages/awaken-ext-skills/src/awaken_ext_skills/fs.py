@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import os
 import signal
-import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from awaken_ext_skills.errors import (
     InvalidSkillArguments,
     InvalidSkillMd,
     ScriptTimeout,
-    SkillError,
     SkillIoError,
     UnsupportedRuntime,
 )
@@ -84,7 +82,9 @@ def _read_limited(path: Path, limit: int) -> tuple[bytes, int]:
 
 
 class FsSkill(Skill):
-    """A skill stored in a directory."""
+    """A skill stored in a directory. ``script_timeout`` (seconds, default 60) bounds scripts."""
+
+    script_timeout: float = SCRIPT_TIMEOUT_SECS
 
     def __init__(self, directory: Path, meta: SkillMeta) -> None:
         self.directory = directory
@@ -189,14 +189,7 @@ class FsSkill(Skill):
         """A UTF-8 text file under ``references/`` (first 256 KiB)."""
         real = resolve_in_skill(self.directory, path, "references")
         data, size = await asyncio.to_thread(_read_limited, real, MAX_REFERENCE_BYTES)
-        try:
-            content = data.decode("utf-8")
-        except UnicodeDecodeError:
-            truncated_ok = size > MAX_REFERENCE_BYTES
-            try:
-                content = data.decode("utf-8", errors="strict" if not truncated_ok else "ignore")
-            except UnicodeDecodeError as exc:
-                raise SkillIoError(f"reference is not valid UTF-8: {path}: {exc}") from None
+        content = _decode_utf8(data, truncated=size > MAX_REFERENCE_BYTES, path=path)
         return LoadedReference(
             skill=self.id,
             path=path,
@@ -242,11 +235,11 @@ class FsSkill(Skill):
         except OSError as exc:
             raise SkillIoError(f"failed to start {interpreter}: {exc}") from None
         try:
-            stdout, stderr = await asyncio.wait_for(proc.communicate(), SCRIPT_TIMEOUT_SECS)
+            stdout, stderr = await asyncio.wait_for(proc.communicate(), self.script_timeout)
         except TimeoutError:
             _kill_group(proc.pid)
             await proc.wait()
-            raise ScriptTimeout(f"script timed out after {SCRIPT_TIMEOUT_SECS:g}s") from None
+            raise ScriptTimeout(f"script timed out after {self.script_timeout:g}s") from None
         except asyncio.CancelledError:
             _kill_group(proc.pid)
             raise
@@ -262,6 +255,16 @@ class FsSkill(Skill):
             stdout=stdout[:limit].decode("utf-8", errors="replace"),
             stderr=stderr[:limit].decode("utf-8", errors="replace"),
         )
+
+
+def _decode_utf8(data: bytes, *, truncated: bool, path: str) -> str:
+    """Strict UTF-8; a truncated file may end inside a character, which is dropped."""
+    for cut in range(4 if truncated else 1):
+        try:
+            return data[: len(data) - cut].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            error = exc
+    raise SkillIoError(f"reference is not valid UTF-8: {path}: {error}") from None
 
 
 def _kill_group(pid: int) -> None:
@@ -282,11 +285,3 @@ def _check_script_args(args: list[str]) -> None:
         total += size
     if total > MAX_SCRIPT_ARGS_TOTAL:
         raise InvalidSkillArguments("invalid script arguments: more than 64 KiB in total")
-
-
-def normalize_dir_name(name: str) -> str:
-    """Trim + NFKC, as applied to directory names and frontmatter names."""
-    return unicodedata.normalize("NFKC", name.strip())
-
-
-__all__ += ["SkillError", "normalize_dir_name"]

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from awaken_ext_skills.errors import InvalidSkillPath, PathEscapesRoot, SkillIoError, UnsupportedPath
+from awaken_ext_skills.errors import (
+    InvalidSkillPath,
+    PathEscapesRoot,
+    SkillIoError,
+    UnsupportedPath,
+)
 
 __all__ = ["normalize_relative", "resolve_in_skill"]
 

@@ -67,7 +67,7 @@ class LoadedAsset(msgspec.Struct, frozen=True):
 
 
 class ScriptResult(msgspec.Struct, frozen=True):
-    """The outcome of a script under ``scripts/`` (exit code −1 when killed by a signal)."""
+    """The outcome of a script under ``scripts/`` (exit code -1 when killed by a signal)."""
 
     skill: str
     script: str
