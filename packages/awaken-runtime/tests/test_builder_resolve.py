@@ -215,3 +215,13 @@ def test_resolution_injects_default_plugins_and_checks_delegates() -> None:
         base().with_agent_spec(
             AgentSpec("a").with_model("m").with_delegate("ghost")
         ).build_unchecked().resolve("a")
+
+
+def test_plugin_named_only_in_the_hook_filter_is_loaded() -> None:
+    """The book activates a registered plugin with ``with_hook_filter(id)`` alone."""
+    spec = AgentSpec("a").with_model("m").with_hook_filter("limits")
+    runtime = base().with_agent_spec(spec).with_plugin("limits", ToolPlugin()).build()
+    resolved = runtime.resolve("a")
+    assert "plugin_tool" in resolved.tools
+    plain = base().with_agent_spec(AgentSpec("b").with_model("m"))
+    assert "plugin_tool" not in plain.with_plugin("limits", ToolPlugin()).build().resolve("b").tools

@@ -413,3 +413,24 @@ async def test_run_id_rules() -> None:
     assert continued.run_id == "my-run"
     record = await store.load_run("my-run")
     assert record is not None and record.steps == 2
+
+
+async def test_concurrent_runs_on_distinct_threads_do_not_mix() -> None:
+    class Echoing(LlmExecutor):
+        async def execute(self, request: InferenceRequest) -> StreamResult:
+            await asyncio.sleep(0)
+            return text_step(f"re: {request.messages[-1].text()}")
+
+    runtime = runtime_for(Echoing())
+    sinks = [VecEventSink() for _ in range(50)]
+    results = await asyncio.gather(
+        *(
+            runtime.run(RunRequest(f"c{i}", [Message.user(f"m{i}")]).with_agent_id("a"), sink)
+            for i, sink in enumerate(sinks)
+        )
+    )
+    assert [r.response for r in results] == [f"re: m{i}" for i in range(50)]
+    for i, sink in enumerate(sinks):
+        finish = sink.events[-1]
+        assert isinstance(finish, RunFinish) and finish.thread_id == f"c{i}"
+        assert finish.response == f"re: m{i}"

@@ -282,3 +282,30 @@ async def test_tool_suspension_backfills_later_calls_and_states_follow_transitio
     assert result.response == "thanks"
     tool_texts = [m.text() for m in llm.requests[1].messages if m.role is Role.TOOL]
     assert tool_texts == ['{"answer":"blue"}', "[Tool execution was interrupted]"]
+
+
+async def test_decorated_function_tools_run_in_the_loop() -> None:
+    from awaken_contract.contract.tool import tool
+
+    @tool
+    async def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    descriptor = add.descriptor()
+    llm = ScriptedLlm(
+        [
+            tool_step(
+                [
+                    ToolCall("ok", descriptor.id, {"a": 2, "b": 3}),
+                    ToolCall("bad", descriptor.id, {"a": "two"}),
+                ]
+            ),
+            text_step("5"),
+        ]
+    )
+    _, events = await run(build(llm, {descriptor.id: add}))
+    done = {e.id: e for e in events if isinstance(e, ToolCallDone)}
+    assert done["ok"].outcome is ToolCallOutcome.SUCCEEDED and done["ok"].result.data == 5
+    assert done["bad"].outcome is ToolCallOutcome.FAILED
+    assert (done["bad"].result.message or "").startswith("Invalid arguments")

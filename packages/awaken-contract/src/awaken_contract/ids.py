@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 
 
 def new_id() -> str:
@@ -16,7 +15,8 @@ def new_id() -> str:
     value |= ((rand >> 62) & 0xFFF) << 64  # rand_a (12 bits)
     value |= 0b10 << 62  # RFC 4122 variant
     value |= rand & ((1 << 62) - 1)  # rand_b (62 bits)
-    return str(uuid.UUID(int=value))
+    h = f"{value:032x}"  # formatting directly is ~3x cheaper than uuid.UUID(int=...)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def now_ms() -> int:

@@ -137,7 +137,7 @@ class AgentRuntimeBuilder:
         return self
 
     def with_tool_executor(self, executor: ToolExecutor) -> AgentRuntimeBuilder:
-        """Run tool calls with ``executor`` (``SequentialToolExecutor``, ``ParallelToolExecutor`` …)."""
+        """Run tool calls with ``executor`` (e.g. ``ParallelToolExecutor.streaming()``)."""
         self._tool_executor = executor
         return self
 

@@ -235,14 +235,19 @@ class ToolPipeline:
         except RunCancelled:
             await self._backfill(allowed, CANCELLED_MESSAGE)
             return blocked, suspended
-        merged = StateCommand()
+        # One frozen snapshot for every call: their writes must merge (Exclusive keys conflict).
+        conflicts = StateCommand()
         strategy = host.store.strategy
         for item in results:
             if item.output.command is not None:
-                merged.merge_parallel(item.output.command, strategy)
+                conflicts.merge_parallel(item.output.command, strategy)
         for item in results:
             outcome = await self._complete(item.call, item.output.result, item.output.command, None)
             suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+        returned = {item.call.id for item in results}
+        skipped = [call for call in allowed if call.id not in returned]
+        if skipped:  # an executor that stopped early (e.g. at a suspension)
+            await self._backfill(skipped)
         return blocked, suspended
 
     # ------------------------------------------------------------------ resume

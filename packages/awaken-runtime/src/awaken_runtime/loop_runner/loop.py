@@ -8,7 +8,8 @@ Event order of a text-only run::
     run_start, step_start, text_delta, inference_complete, state_snapshot, step_end,
     state_snapshot, run_finish
 
-Every step ends with ``state_snapshot`` + ``step_end`` (after the checkpoint); every run's
+Every step ends with ``state_snapshot`` + ``step_end`` after a checkpoint (the step that ends
+the run is written by the run's final checkpoint, which follows at once); every run's
 stream ends with ``run_finish`` — a failure emits ``error`` first and finishes with termination
 ``error``. A suspended call ends the step and emits ``run_finish(suspended)``; with a control
 channel the run then waits for decisions (or cancellation) and continues in place. ``max_rounds``
@@ -63,7 +64,7 @@ from awaken_contract.ids import new_id, now_ms, now_secs
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, apply_transforms
 from awaken_contract.registry_spec import AgentSpec, ContextWindowPolicy
-from awaken_contract.state import MutationBatch
+from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCancelled, RunCanceller
 from awaken_runtime.context.compaction import (
@@ -140,7 +141,6 @@ class _LoopRun:
             else len(params.messages)
         )
         self.steps = 0
-        self.inferences = 0
         self.continuations = 0
         self.usage: TokenUsage | None = None
         self.step_open = False
@@ -167,6 +167,7 @@ class _LoopRun:
         self.executor: ToolExecutor
         self.pipeline = ToolPipeline(self)
         self._system_message: Message | None = None
+        self._persisted: PersistedState | None = None
 
     # ------------------------------------------------------------------ helpers
     def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
@@ -197,6 +198,14 @@ class _LoopRun:
     async def emit(self, event: AgentEvent) -> None:
         """Send one event to the run's sink."""
         await self.sink.emit(event)
+
+    def persisted(self) -> PersistedState:
+        """``export_persisted()`` of the current revision (computed once per revision)."""
+        cached = self._persisted
+        revision = self.store.revision()
+        if cached is None or cached.revision != revision:
+            cached = self._persisted = self.store.export_persisted()
+        return cached
 
     def lifecycle(self) -> RunLifecycleState:
         """The current run lifecycle (default when absent)."""
@@ -339,7 +348,8 @@ class _LoopRun:
                 if waited is not None:
                     return waited
                 continue
-            await self._complete_step()
+            # A step that ends the run is persisted by the final checkpoint right after.
+            await self._complete_step(checkpoint=outcome is _Outcome.CONTINUE)
             if outcome is _Outcome.TERMINATED:
                 assert termination is not None
                 return termination
@@ -518,7 +528,6 @@ class _LoopRun:
         except Exception as exc:
             raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
         result = await collector.finish(self.sink, cancelled)
-        self.inferences += 1
         self._account(result)
         return result, cancelled
 
@@ -569,14 +578,15 @@ class _LoopRun:
         self.usage = usage if self.usage is None else self.usage + usage
 
     # ------------------------------------------------------------------ step end
-    async def _complete_step(self) -> None:
+    async def _complete_step(self, *, checkpoint: bool = True) -> None:
         store = self.store
         store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
         await self.run_phase(Phase.STEP_END, with_token=False)
-        await self._checkpoint()
-        await self.emit(StateSnapshot(snapshot=store.export_persisted()))
+        if checkpoint:
+            await self._checkpoint()
+        await self.emit(StateSnapshot(snapshot=self.persisted()))
         self.step_open = False
         await self.emit(StepEnd())
 
@@ -591,7 +601,7 @@ class _LoopRun:
             self.record,
             self.lifecycle(),
             snap.get(ToolCallStatesKey),
-            self.store.export_persisted(),
+            self.persisted(),
             self.messages,
             termination=termination,
             response=response,
@@ -615,7 +625,7 @@ class _LoopRun:
         else:
             await self._checkpoint()
         identity = self.identity
-        await self.emit(StateSnapshot(snapshot=store.export_persisted()))
+        await self.emit(StateSnapshot(snapshot=self.persisted()))
         await self.emit(
             RunFinish(
                 thread_id=identity.thread_id,
@@ -662,7 +672,7 @@ class _LoopRun:
             await self.pipeline.replay_resumed()
             if self.pipeline.suspended_calls():
                 await self._checkpoint()
-                await self.emit(StateSnapshot(snapshot=store.export_persisted()))
+                await self.emit(StateSnapshot(snapshot=self.persisted()))
                 await self.emit(
                     RunFinish(
                         thread_id=identity.thread_id,
@@ -740,7 +750,7 @@ class _LoopRun:
             if termination.type is not TerminationKind.ERROR:
                 await self.emit(Error(message=str(exc), code="storage_error"))
                 termination = TerminationReason.error(str(exc))
-        await self.emit(StateSnapshot(snapshot=store.export_persisted()))
+        await self.emit(StateSnapshot(snapshot=self.persisted()))
         lifecycle = self.lifecycle()
         result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
         if lifecycle.status_reason:

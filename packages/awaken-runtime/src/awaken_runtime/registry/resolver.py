@@ -3,7 +3,8 @@
 1. **Lookup** — the AgentSpec (a spec with an ``endpoint`` is remote: only usable as a
    delegate), its ModelSpec and the provider's executor, wrapped in a ``RetryingExecutor`` when
    the spec has an enabled ``retry`` section.
-2. **Plugins** — ``plugin_ids`` in order plus the default plugins; every plugin's config
+2. **Plugins** — ``plugin_ids`` in order, then registered plugins named only in
+   ``active_hook_filter`` (the book's ``with_hook_filter(id)``), plus the default plugins; every plugin's config
    schemas are validated against the spec's sections (``InvalidPluginConfig``; a section no
    plugin claims only logs a warning); then ``ExecutionEnv.from_plugins``.
 3. **Tools** — global tools, then plugin tools (same id as a global tool → ``ToolIdConflict``),
@@ -141,6 +142,12 @@ class RegistryResolver(AgentResolver):
             if plugin is None:
                 raise PluginNotFound(plugin_id)
             user_plugins.append(plugin)
+        # The book activates a registered plugin with ``with_hook_filter(id)`` alone: a
+        # registered plugin named in the hook filter is loaded too (after ``plugin_ids``).
+        for plugin_id in sorted(spec.active_hook_filter):
+            plugin = registries.plugins.get(plugin_id)
+            if plugin is not None and plugin_id not in spec.plugin_ids:
+                user_plugins.append(plugin)
         plugins = [*user_plugins, *default_plugins(spec)]
         validate_sections(spec, plugins)
         try:

@@ -48,7 +48,7 @@ from awaken_runtime.loop_runner.params import (
     inbox_message,
 )
 from awaken_runtime.phase.engine import PhaseRuntime, PhaseRuntimePlugin
-from awaken_runtime.plugins.loop_state import LoopStatePlugin
+from awaken_runtime.plugins.loop_state import loop_state_registrations
 from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
 from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
@@ -64,20 +64,18 @@ _ORIGINS = {
     RunRequestOrigin.INTERNAL: RunOrigin.INTERNAL,
 }
 _ACTIVE_AGENT_KEY = "__runtime.active_agent"
-_loop_state_regs: list[KeyRegistration] | None = None
+_phase_regs: list[KeyRegistration] | None = None
 
 
-def _loop_state_registrations() -> list[KeyRegistration]:
-    """Keys of the phase runtime and the loop state, registered once per process."""
-    global _loop_state_regs
-    if _loop_state_regs is None:
-        regs: list[KeyRegistration] = []
-        for plugin in (PhaseRuntimePlugin(), LoopStatePlugin()):
-            registrar = RuntimePluginRegistrar(plugin.descriptor().name)
-            plugin.register(registrar)
-            regs.extend(registrar.keys)
-        _loop_state_regs = regs
-    return _loop_state_regs
+def _phase_runtime_registrations() -> list[KeyRegistration]:
+    """Keys of the phase runtime's internal plugin, computed once per process."""
+    global _phase_regs
+    if _phase_regs is None:
+        plugin = PhaseRuntimePlugin()
+        registrar = RuntimePluginRegistrar(plugin.descriptor().name)
+        plugin.register(registrar)
+        _phase_regs = list(registrar.keys)
+    return _phase_regs
 
 
 class AgentRuntime:
@@ -124,7 +122,8 @@ class AgentRuntime:
         self.active_runs.register(handle)
         try:
             state = StateStore()
-            state.register_keys(_loop_state_registrations())
+            state.register_keys(_phase_runtime_registrations())
+            state.register_keys(loop_state_registrations())
             phase = PhaseRuntime(state)
             state.register_keys(agent.env.key_registrations)
             for plugin in agent.env.plugins:

@@ -298,6 +298,8 @@ async def _send(
     push = None
     if config is not None:
         push = config.task_push_notification_config or config.push_notification_config
+    if push is not None:
+        await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
     if continue_run:
         assert existing is not None and existing.run is not None
         await _continue(service, existing.run, message)
@@ -313,15 +315,11 @@ async def _send(
             run_id_hint=task_id,
         )
         await tasks.bind(thread_id, task_id, message.message_id)
-        if push is not None:
-            await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
         try:
             await service.state.mailbox.submit_background(submission)
         except ApiError as exc:
             status = "FAILED_PRECONDITION" if exc.status == 409 else "INVALID_ARGUMENT"
             raise A2aError(exc.status, status, exc.message) from None
-    if continue_run and push is not None:
-        await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
     ref = await tasks.find(task_id)
     if ref is not None:
         await service.start_push(ref)
