@@ -50,7 +50,7 @@ MAPPING: dict[str, list[str]] = {
     "extensions.delegation": ["awaken_runtime.extensions.delegation"],
     "context": ["awaken_runtime.context"],
     "stores": ["awaken_stores"],
-    "server": ["awaken_server"],
+    "server": ["awaken_server", "awaken_server.protocols"],
     "ext_permission": ["awaken_ext_permission"],
     "ext_mcp": ["awaken_ext_mcp"],
     "ext_skills": ["awaken_ext_skills"],

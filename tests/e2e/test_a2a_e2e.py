@@ -253,15 +253,38 @@ async def test_streaming_send_reports_status_updates(local: Server) -> None:
     await client.close()
 
 
-async def test_cancel_a_running_task(local: Server) -> None:
+async def test_cancel_a_running_task_while_subscribed(local: Server) -> None:
     client, _ = await _client(local.base_url)
+    watcher, _ = await _client(local.base_url, streaming=True)
     task = await _send(client, _user("please be slow"), immediately=True)
     await _poll(client, task.id, until={pb.TASK_STATE_WORKING})
+
+    subscribed = asyncio.Event()
+
+    async def watch() -> list[pb.StreamResponse]:
+        frames = []
+        async for frame in watcher.subscribe(pb.SubscribeToTaskRequest(id=task.id)):
+            frames.append(frame)
+            subscribed.set()
+        return frames
+
+    subscription = asyncio.create_task(watch())
+    await asyncio.wait_for(subscribed.wait(), 30)
     cancelled = await client.cancel_task(pb.CancelTaskRequest(id=task.id))
     assert cancelled.status.state == pb.TASK_STATE_CANCELED
     again = await client.get_task(pb.GetTaskRequest(id=task.id))
     assert again.status.state == pb.TASK_STATE_CANCELED
+    frames = await asyncio.wait_for(subscription, 30)
+    assert frames[0].task.id == task.id
+    last = frames[-1]
+    final = (
+        last.status_update.status.state
+        if last.HasField("status_update")
+        else last.task.status.state
+    )
+    assert final == pb.TASK_STATE_CANCELED
     await client.close()
+    await watcher.close()
 
 
 async def test_unknown_task_is_task_not_found(local: Server) -> None:

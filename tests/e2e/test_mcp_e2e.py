@@ -207,3 +207,50 @@ async def test_session_header_and_origin_check(server: McpServer) -> None:
             server.url, headers={"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
         )
         assert closed.status_code in (200, 204)
+
+
+STDIO_CONFIG = """\
+providers:
+  - id: demo
+    adapter: demo
+models:
+  - id: demo
+    provider: demo
+    model: demo-scripted
+agents:
+  - id: helper
+    model: demo
+    system_prompt: Helps with the weather.
+"""
+
+
+async def test_stdio_transport_with_the_official_client(tmp_path: Path) -> None:
+    import shutil
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    config = tmp_path / "mcp.yaml"
+    config.write_text(STDIO_CONFIG)
+    awaken = shutil.which("awaken")
+    command, prefix = (awaken, []) if awaken else (sys.executable, ["-m", "awaken.cli"])
+    params = StdioServerParameters(command=command, args=[*prefix, "mcp", "--config", str(config)])
+    logs: list[Any] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params.data)
+
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, logging_callback=on_log) as session,
+    ):
+        init = await session.initialize()
+        assert init.server_info.name == "awaken-mcp"
+        listed = await session.list_tools()
+        assert [(t.name, t.description) for t in listed.tools] == [
+            ("helper", "Helps with the weather.")
+        ]
+        result = await session.call_tool("helper", {"message": "weather in Paris"})
+        assert result.is_error is False
+        assert "sunny in Paris" in result.content[0].text  # type: ignore[union-attr]
+    assert logs[0] == "starting agent run" and logs[-1] == "completed"

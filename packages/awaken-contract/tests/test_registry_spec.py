@@ -566,30 +566,33 @@ def test_load_yaml_and_json_files(tmp_path: Path) -> None:
     assert AgentSpec.from_yaml("id: b\n").id == "b"
 
 
-def test_config_load_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigLoadError, match="io error"):
-        load_config_file(tmp_path / "missing.yaml")
-    bad_ext = tmp_path / "config.toml"
-    bad_ext.write_text("x = 1")
-    with pytest.raises(ConfigLoadError, match="extension"):
-        load_config_file(bad_ext)
-    bad_json = tmp_path / "bad.json"
-    bad_json.write_text("{not json")
-    with pytest.raises(ConfigLoadError, match="invalid JSON"):
-        load_config_file(bad_json)
-    bad_yaml = tmp_path / "bad.yaml"
-    bad_yaml.write_text("agents: [unclosed\n")
-    with pytest.raises(ConfigLoadError, match="invalid YAML"):
-        load_config_file(bad_yaml)
+@pytest.mark.parametrize(
+    ("name", "content", "match"),
+    [
+        ("missing.yaml", None, "io error"),
+        ("config.toml", "x = 1", "extension"),
+        ("bad.json", "{not json", "invalid JSON"),
+        ("bad.yaml", "agents: [unclosed\n", "invalid YAML"),
+        ("dup.json", json.dumps({"agents": [{"id": "a"}, {"id": "a"}]}), "duplicate agent id: a"),
+    ],
+)
+def test_config_load_errors(tmp_path: Path, name: str, content: str | None, match: str) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(ConfigLoadError, match=match):
+        load_config_file(path)
+
+
+def test_config_load_error_names_the_field_and_the_file(tmp_path: Path) -> None:
     wrong = tmp_path / "wrong.yaml"
     wrong.write_text("agents:\n  - id: a\n    max_rounds: lots\n")
     with pytest.raises(ConfigLoadError) as info:
         load_config_file(wrong)
     assert "agents.0.max_rounds" in str(info.value) and str(wrong) in str(info.value)
-    dup = tmp_path / "dup.json"
-    dup.write_text(json.dumps({"agents": [{"id": "a"}, {"id": "a"}]}))
-    with pytest.raises(ConfigLoadError, match="duplicate agent id: a"):
-        load_config_file(dup)
+
+
+def test_unknown_config_section_is_rejected(tmp_path: Path) -> None:
     unknown = tmp_path / "unknown.json"
     unknown.write_text(json.dumps({"agentz": []}))
     with pytest.raises(ConfigLoadError, match="agentz"):

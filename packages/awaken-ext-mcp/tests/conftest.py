@@ -85,24 +85,23 @@ class HttpServer:
             self.proc = None
 
 
-@pytest.fixture
-def http_server() -> Iterator[HttpServer]:
-    server = HttpServer()
+def _serve(transport: str) -> Iterator[HttpServer]:
+    server = HttpServer(transport)
     server.start()
     try:
         yield server
     finally:
         server.kill()
+
+
+@pytest.fixture
+def http_server() -> Iterator[HttpServer]:
+    yield from _serve("http")
 
 
 @pytest.fixture
 def sse_server() -> Iterator[HttpServer]:
-    server = HttpServer("sse")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
+    yield from _serve("sse")
 
 
 @pytest.fixture

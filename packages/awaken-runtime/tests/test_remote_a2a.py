@@ -19,6 +19,7 @@ from awaken_contract.contract.event import ActivitySnapshot, AgentEvent
 from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.message import Message
 from awaken_contract.errors import ExecutionFailed, InvalidRemoteEndpointConfig
+from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, RemoteEndpoint
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.extensions.delegation import DelegateStatus
@@ -43,6 +44,10 @@ class RemoteA2a:
             body = await request.json()
             self.requests.append(("POST", request.url.path, dict(request.headers), body))
             prompt = body["message"]["parts"][0]["text"]
+            continued = body["message"].get("taskId")
+            if continued is not None:
+                self.kinds[continued] = f"answered {prompt}"
+                return JSONResponse({"task": self.task(continued)})
             if prompt == "broken":
                 return Response("nope", status_code=500)
             if prompt == "direct":
@@ -94,6 +99,8 @@ class RemoteA2a:
             status.update(state="TASK_STATE_AUTH_REQUIRED")
         elif kind == "ok":
             status.update(state="TASK_STATE_SUBMITTED" if polls == 0 else "TASK_STATE_WORKING")
+        elif kind.startswith("answered"):
+            status.update(state="TASK_STATE_COMPLETED", message=agent)
         return task
 
 
@@ -125,10 +132,13 @@ def _backend(base: str, **options: Any) -> A2aBackend:
     return A2aBackend.from_endpoint("remote", endpoint)
 
 
-async def _run(backend: A2aBackend, prompt: str, **kwargs: Any) -> tuple[Any, list[AgentEvent]]:
+async def _run(
+    backend: A2aBackend, prompt: str, parent: str | None = None, **kwargs: Any
+) -> tuple[Any, list[AgentEvent]]:
+    """One delegated call; each call is its own parent run unless ``parent`` is given."""
     sink = VecEventSink()
     result = await backend.execute(
-        "remote", [Message.user(prompt)], sink, "run-1", "call-1", **kwargs
+        "remote", [Message.user(prompt)], sink, parent or new_id(), "call-1", **kwargs
     )
     return result, sink.take()
 
@@ -285,3 +295,23 @@ async def test_remote_failures_become_tool_errors(remote: tuple[RemoteA2a, str])
     assert "delegation to far failed: fail says" in result.response
     ok = await runtime.run(RunRequest("t-2", [Message.user("ok")]).with_agent_id("boss"), sink)
     assert '"status":"completed"' in ok.response and '"response":"final"' in ok.response
+
+
+async def test_an_interrupted_remote_task_is_continued(remote: tuple[RemoteA2a, str]) -> None:
+    state, base = remote
+    backend = _backend(base)
+    first, _ = await _run(backend, "input", "run-1")
+    assert first.status.kind is DelegateStatus.WAITING_INPUT
+    remembered = backend.remote_task("run-1")
+    assert remembered is not None and remembered.last_state == "TASK_STATE_INPUT_REQUIRED"
+    second, _ = await _run(backend, "blue", "run-1")
+    assert second.status.kind is DelegateStatus.COMPLETED
+    assert second.run_id == first.run_id and second.response == "answered blue says"
+    sent = state.requests[-1][3]["message"]
+    assert (sent["taskId"], sent["contextId"]) == (first.run_id, "ctx")
+    third, _ = await _run(backend, "direct", "run-1")
+    assert "taskId" not in state.requests[-1][3]["message"]
+    assert state.requests[-1][3]["message"]["contextId"] == "ctx"
+    assert third.status.kind is DelegateStatus.COMPLETED
+    other = await backend.execute("remote", [Message.user("direct")], VecEventSink(), "run-2", None)
+    assert "contextId" not in state.requests[-1][3]["message"] and other.response == "hi"

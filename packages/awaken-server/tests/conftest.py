@@ -95,6 +95,9 @@ async def make_server() -> AsyncIterator[ServerFactory]:
     for live in servers:
         await live.client.aclose()
         await live.stop()
+        close = getattr(live.state.store, "close", None)
+        if close is not None:  # e.g. SQLite's worker thread must not outlive the test
+            await close()
 
 
 @pytest.fixture

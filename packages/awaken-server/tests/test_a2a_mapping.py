@@ -164,3 +164,90 @@ def test_follow_up_message_decisions() -> None:
     assert cancel.action is ResumeDecisionAction.CANCEL
     text = decision_of(message(Part(text="blue"), Part(text="please")))
     assert text.action is ResumeDecisionAction.RESUME and text.result == "blue\nplease"
+
+
+# ---------------------------------------------------------------------- snapshot goldens
+async def _snapshot(run: RunRecord, messages: list[Message]) -> dict[str, object]:
+    from awaken_server.app import AppState
+    from awaken_server.protocols.a2a import TaskService
+    from awaken_stores import InMemoryStore
+
+    store = InMemoryStore()
+    for index, message in enumerate(messages):
+        message.id = f"m{index}"
+    await store.checkpoint(run.thread_id, messages, run)
+    service = TaskService(AppState.build(None, store))
+    ref = await service.find(run.run_id)
+    assert ref is not None
+    return msgspec.to_builtins(await service.snapshot(ref))  # type: ignore[no-any-return]
+
+
+def _user_and(*replies: Message) -> list[Message]:
+    return [Message.user("question"), *replies]
+
+
+def _history(*items: tuple[str, str, str]) -> list[dict[str, object]]:
+    return [
+        {
+            "messageId": mid,
+            "role": role,
+            "parts": [{"text": text}],
+            "taskId": "r",
+            "contextId": "t",
+        }
+        for mid, role, text in items
+    ]
+
+
+async def test_snapshot_of_a_text_only_run() -> None:
+    task = await _snapshot(
+        _done(TerminationReason.natural_end()), _user_and(Message.assistant("A"))
+    )
+    history = _history(("m0", "ROLE_USER", "question"), ("m1", "ROLE_AGENT", "A"))
+    assert task == {
+        "id": "r",
+        "contextId": "t",
+        "status": {"state": "TASK_STATE_COMPLETED", "message": history[1]},
+        "artifacts": [{"artifactId": "response", "parts": [{"text": "A"}], "name": "response"}],
+        "history": history,
+    }
+
+
+async def test_snapshot_of_tool_call_and_reasoning_runs() -> None:
+    thinking = Message.assistant("")
+    thinking.content = [ContentBlock.thinking("hmm"), ContentBlock.text("B")]
+    messages = _user_and(
+        Message.assistant_with_tool_calls("", [ToolCall("c1", "get_weather", {})]),
+        Message.tool("c1", '{"forecast":"sunny"}'),
+        thinking,
+    )
+    task = await _snapshot(_done(TerminationReason.natural_end()), messages)
+    assert task["history"] == _history(("m0", "ROLE_USER", "question"), ("m3", "ROLE_AGENT", "B"))
+    assert task["status"] == {"state": "TASK_STATE_COMPLETED", "message": task["history"][1]}  # type: ignore[index]
+
+
+async def test_snapshot_of_suspended_and_working_runs() -> None:
+    parked = _waiting(WaitingReason.TOOL_PERMISSION)
+    task = await _snapshot(parked, _user_and(Message.assistant("May I?")))
+    assert task["status"] == {
+        "state": "TASK_STATE_AUTH_REQUIRED",
+        "message": _history(("m1", "ROLE_AGENT", "May I?"))[0],
+    }
+    assert "artifacts" not in task
+    working = await _snapshot(_run(RunStatus.RUNNING), _user_and())
+    assert working["status"] == {"state": "TASK_STATE_WORKING"}
+
+
+async def test_snapshot_of_an_error_run() -> None:
+    task = await _snapshot(_done(TerminationReason.error("provider down")), _user_and())
+    assert task["status"] == {
+        "state": "TASK_STATE_FAILED",
+        "message": {
+            "messageId": "r-error",
+            "role": "ROLE_AGENT",
+            "parts": [{"text": "provider down"}],
+            "taskId": "r",
+            "contextId": "t",
+        },
+    }
+    assert "artifacts" not in task

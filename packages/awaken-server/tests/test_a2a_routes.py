@@ -14,8 +14,10 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from awaken_contract.registry_spec import AgentSpec
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import build_runtime, default_system_config
+from awaken_server.demo import DEMO_MODEL_ID
 from awaken_server.mailbox import MailboxConfig
 from awaken_server.protocols.a2a import a2a_routes
 from awaken_stores import InMemoryStore
@@ -54,7 +56,9 @@ async def _stop(server: uvicorn.Server, task: asyncio.Task[None]) -> None:
 async def _start(token: str | None) -> tuple[Live, uvicorn.Server, asyncio.Task[None]]:
     setup = default_system_config({})
     store = InMemoryStore()
-    runtime = build_runtime(setup.system, store=store, executors=setup.executors, tools=setup.tools)
+    other = AgentSpec("other").with_model(DEMO_MODEL_ID)
+    system = setup.system.model_copy(update={"agents": [*setup.system.agents, other]})
+    runtime = build_runtime(system, store=store, executors=setup.executors, tools=setup.tools)
     config = ServerConfig(
         default_agent_id="assistant",
         a2a_extended_card_bearer_token=token,
@@ -121,7 +125,10 @@ async def test_public_card_reflects_forwarding_headers(live: Live) -> None:
         "streaming": True,
         "pushNotifications": True,
         "extendedAgentCard": True,
+        "stateTransitionHistory": False,
     }
+    assert card["security"] == [{"awakenExtendedCardBearer": []}]
+    assert card["securityRequirements"] == [{"schemes": {"awakenExtendedCardBearer": {"list": []}}}]
     assert card["securitySchemes"] == {
         "awakenExtendedCardBearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
     }
@@ -152,8 +159,9 @@ async def test_extended_card_not_configured(plain: Live) -> None:
     card = (await plain.client.get("/.well-known/agent-card.json")).json()
     assert card["capabilities"]["extendedAgentCard"] is False and "securitySchemes" not in card
     response = await plain.client.get("/v1/a2a/extendedAgentCard")
-    assert response.status_code == 400
-    assert _reason(response.json()) == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+    assert response.status_code == 501
+    assert response.json()["error"]["status"] == "UNIMPLEMENTED"
+    assert _reason(response.json()) == "UNSUPPORTED_OPERATION"
 
 
 # ---------------------------------------------------------------------- request checks
@@ -267,6 +275,11 @@ async def test_client_chosen_ids_and_tenant_scope(live: Live) -> None:
     assert done["contextId"] == "thread-9"
     scoped = await live.client.get("/v1/a2a/assistant/tasks/task-77")
     assert scoped.status_code == 200
+    foreign = await live.client.get("/v1/a2a/other/tasks/task-77")
+    assert foreign.status_code == 404 and _reason(foreign.json()) == "TASK_NOT_FOUND"
+    listed = (await live.client.get("/v1/a2a/other/tasks")).json()
+    assert "task-77" not in [t["id"] for t in listed.get("tasks", [])]
+    assert (await live.client.post("/v1/a2a/other/tasks/task-77:cancel")).status_code == 404
     run = await live.state.store.load_run("task-77")
     assert run is not None and run.thread_id == "thread-9" and run.agent_id == "assistant"
 
@@ -408,6 +421,22 @@ async def test_push_config_crud_and_delivery(live: Live) -> None:
         assert frame["statusUpdate"]["taskId"] == task["id"]
         assert headers["x-a2a-notification-token"] == "tok"
         assert headers["authorization"] == "Bearer cred"
+        inline = {
+            **_message("count me", messageId="m-push"),
+            "configuration": {"taskPushNotificationConfig": {"url": f"{receiver_url}/hook"}},
+        }
+        pushed = (await live.client.post("/v1/a2a/message:send", json=inline)).json()["task"]
+        assert pushed["status"]["state"] == "TASK_STATE_COMPLETED"
+        for _ in range(200):
+            states = [
+                f["statusUpdate"]["status"]["state"]
+                for f, _ in received
+                if f.get("statusUpdate", {}).get("taskId") == pushed["id"]
+            ]
+            if "TASK_STATE_COMPLETED" in states:
+                break
+            await asyncio.sleep(0.05)
+        assert states[-1] == "TASK_STATE_COMPLETED"
         deleted = await live.client.delete(f"{base}/{created['id']}")
         assert deleted.status_code == 204
         gone = await live.client.get(f"{base}/{created['id']}")

@@ -317,3 +317,17 @@ async def test_cors_preflight(make_server: Any, server_config: Any) -> None:
     )
     assert r.status_code == 200
     assert r.headers["access-control-allow-origin"] == "http://ui.test"
+
+
+async def test_metrics_count_runs_inferences_tools_and_mailbox(live: Any, sse: Any) -> None:
+    await start_run(live, sse)
+    text = (await live.client.get("/metrics")).text
+    assert 'awaken_runs_total{outcome="natural_end"} 1.0' in text
+    assert "awaken_runs_started_total 1.0" in text
+    assert 'awaken_inference_requests_total{model="demo-scripted",status="ok"} 2.0' in text
+    assert 'awaken_tool_calls_total{outcome="succeeded"} 1.0' in text
+    assert "awaken_inference_duration_seconds_count" in text
+    assert 'awaken_mailbox_operations_total{operation="ack",result="ok"} 1.0' in text
+    assert "awaken_active_runs 0.0" in text
+    assert "awaken_mailbox_queue_depth" in text
+    assert 'route="/v1/runs",status="200"' in text

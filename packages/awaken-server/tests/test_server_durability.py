@@ -7,6 +7,7 @@ messages and runs are intact. Same on PostgreSQL, where two server processes als
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -24,6 +25,7 @@ CONFIG = """
 server:
   mailbox:
     lease_ms: 1500
+    suspended_lease_ms: 1500
     lease_renewal_interval: 0.3
     sweep_interval: 0.3
     poll_interval: 0.2
@@ -257,3 +259,65 @@ def test_cli_version_and_run(tmp_path: Path) -> None:
         [*cmd, "serve", "--store", "ftp://x"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert bad.returncode == 1 and "unsupported store URL scheme" in bad.stderr
+
+
+async def test_sigterm_drains_the_running_job_before_exit(tmp_path: Path) -> None:
+    store_url = f"sqlite:///{tmp_path / 'drain.db'}"
+    first = ServeProcess(tmp_path, store_url, "drain")
+    try:
+        await first.ready()
+        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
+            tid = (await c.post("/v1/threads", json={})).json()["id"]
+            body = {"messages": [{"role": "user", "content": "wait 1"}]}
+            assert (await c.post(f"/v1/threads/{tid}/messages", json=body)).status_code == 202
+            await _poll(lambda: _async(bool(first.job_starts())))
+    finally:
+        first.stop()  # SIGTERM: stop claiming, let the running job finish
+    assert "Application shutdown complete" in first.log()  # uvicorn re-raises SIGTERM after
+    second = ServeProcess(tmp_path, store_url, "after")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
+            jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
+            assert [(j["status"], j["attempt_count"]) for j in jobs] == [("Accepted", 0)]
+            runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
+            assert runs[0]["termination_reason"] == {"type": "natural_end"}
+        assert second.job_starts() == []  # nothing left to re-run
+    finally:
+        second.stop()
+
+
+async def test_decision_after_a_crash_while_waiting_for_a_human(tmp_path: Path) -> None:
+    store_url = f"sqlite:///{tmp_path / 'hitl.db'}"
+    first = ServeProcess(tmp_path, store_url, "parked")
+    try:
+        await first.ready()
+        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
+            body = {"agentId": "assistant", "messages": [{"role": "user", "content": "approve"}]}
+            async with c.stream("POST", "/v1/runs", json=body) as r:
+                lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+        finish = json.loads(lines[-1][6:])
+        assert finish["termination"] == {"type": "suspended"}
+        done = next(json.loads(x[6:]) for x in lines if '"tool_call_done"' in x)
+    finally:
+        first.kill()  # the process dies while the run waits for a human
+
+    second = ServeProcess(tmp_path, store_url, "decided")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
+            run_id = finish["run_id"]
+            decision = {"toolCallId": done["id"], "action": "resume", "payload": {"ok": True}}
+            r = await c.post(f"/v1/runs/{run_id}/decision", json=decision)
+            assert r.status_code == 202
+
+            async def finished() -> bool:
+                return (await c.get(f"/v1/runs/{run_id}")).json()["status"] == "done"
+
+            await _poll(finished)
+            run = (await c.get(f"/v1/runs/{run_id}")).json()
+            assert run["termination_reason"] == {"type": "natural_end"}
+            jobs = (await c.get(f"/v1/threads/{finish['thread_id']}/mailbox")).json()["items"]
+            assert [j["status"] for j in jobs] == ["Accepted", "Accepted"]
+    finally:
+        second.stop()

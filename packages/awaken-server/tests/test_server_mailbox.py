@@ -135,3 +135,27 @@ async def test_decision_reaches_a_run_held_by_another_process(
     jobs = await _jobs(other, run["thread_id"])
     # The holder took the queued decision job back and resumed its live run.
     assert sorted(j["status"] for j in jobs) == ["Accepted", "Cancelled"]
+
+
+async def test_foreground_run_on_a_thread_held_elsewhere_is_409(
+    make_server: Any, server_config: Any
+) -> None:
+    from awaken_contract.contract.mailbox import MailboxJob
+    from awaken_contract.ids import now_ms
+
+    cfg = server_config()
+    cfg.mailbox.cancel_wait = 0.2
+    live = await make_server(config=cfg)
+    store = live.state.mailbox.store
+    # Another (unreachable) process holds the thread with a long lease.
+    await store.enqueue(MailboxJob.new("held", messages=[Message.user("hi")]))
+    claimed = await store.claim("held", "ghost-consumer", 60_000, now_ms(), 1)
+    assert len(claimed) == 1
+    body = {
+        "agentId": "assistant",
+        "threadId": "held",
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    r = await live.client.post("/v1/runs", json=body)
+    assert r.status_code == 409
+    assert r.json() == {"error": "thread has an active run; cannot claim inline"}

@@ -21,7 +21,7 @@ from awaken_contract.state import (
     Snapshot,
     StateCommand,
     StateKey,
-    _generic_arg,
+    _infer_type_arg,
     decode_value,
     encode_value,
 )
@@ -98,24 +98,17 @@ class FailedScheduledAction(msgspec.Struct):
     error: str
 
 
-class ScheduledActionSpec(Generic[P]):
-    """Declares an action type. Subclass with the payload type as parameter::
-
-    class Notify(ScheduledActionSpec[str]):
-        KEY = "my_plugin.notify"
-        PHASE = Phase.BEFORE_INFERENCE
-    """
+class _PayloadSpec(Generic[P]):
+    """What action and effect specs share: a ``KEY`` and a payload type (inferred from the
+    spec's type parameter when not set) with its JSON codec."""
 
     KEY: ClassVar[str]
-    PHASE: ClassVar[Phase]
     payload_type: ClassVar[Any] = Any
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "payload_type" not in cls.__dict__:
-            inferred = _generic_arg(cls, ScheduledActionSpec, 0)
-            if inferred is not None:
-                cls.payload_type = inferred
+        spec = next(klass for klass in cls.__mro__ if _PayloadSpec in klass.__bases__)
+        _infer_type_arg(cls, spec, "payload_type")
 
     @classmethod
     def encode_payload(cls, payload: P) -> Any:
@@ -126,6 +119,17 @@ class ScheduledActionSpec(Generic[P]):
     def decode_payload(cls, data: Any) -> P:
         """JSON data → payload (raises ``KeyDecode``)."""
         return cast(P, decode_value(data, cls.payload_type, key=cls.KEY))
+
+
+class ScheduledActionSpec(_PayloadSpec[P]):
+    """Declares an action type. Subclass with the payload type as parameter::
+
+    class Notify(ScheduledActionSpec[str]):
+        KEY = "my_plugin.notify"
+        PHASE = Phase.BEFORE_INFERENCE
+    """
+
+    PHASE: ClassVar[Phase]
 
     @classmethod
     def action(cls, payload: P) -> ScheduledAction:
@@ -168,28 +172,8 @@ class _FnActionHandler(ScheduledActionHandler[P]):
 # --------------------------------------------------------------------------- effects
 
 
-class EffectSpec(Generic[P]):
+class EffectSpec(_PayloadSpec[P]):
     """Declares an effect type (``KEY`` like ``"<plugin>.<effect>"``, payload type parameter)."""
-
-    KEY: ClassVar[str]
-    payload_type: ClassVar[Any] = Any
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "payload_type" not in cls.__dict__:
-            inferred = _generic_arg(cls, EffectSpec, 0)
-            if inferred is not None:
-                cls.payload_type = inferred
-
-    @classmethod
-    def encode_payload(cls, payload: P) -> Any:
-        """Payload → JSON data (raises ``KeyEncode``)."""
-        return encode_value(payload, key=cls.KEY)
-
-    @classmethod
-    def decode_payload(cls, data: Any) -> P:
-        """JSON data → payload (raises ``KeyDecode``)."""
-        return cast(P, decode_value(data, cls.payload_type, key=cls.KEY))
 
     @classmethod
     def effect(cls, payload: P) -> TypedEffect:

@@ -134,15 +134,18 @@ def decode_value(data: Any, type_: Any, *, key: str) -> Any:
         raise KeyDecode(key, str(exc)) from None
 
 
-def _generic_arg(cls: type, base: type, index: int) -> Any:
-    """The ``index``-th type argument ``cls`` passed to ``base[...]``, or ``None``."""
+def _infer_type_arg(cls: type, base: type, attr: str) -> None:
+    """Set ``cls.<attr>`` to the first type argument ``cls`` passed to ``base[...]``, unless
+    the class body sets ``attr`` itself or no concrete argument was given."""
+    if attr in cls.__dict__:
+        return
     for klass in cls.__mro__:
         for orig in getattr(klass, "__orig_bases__", ()):
             if typing.get_origin(orig) is base:
                 args = typing.get_args(orig)
-                if len(args) > index and not isinstance(args[index], TypeVar):
-                    return args[index]
-    return None
+                if args and not isinstance(args[0], TypeVar):
+                    setattr(cls, attr, args[0])
+                    return
 
 
 def _is_optional(type_: Any) -> bool:
@@ -186,10 +189,7 @@ class StateKey(Generic[V, U]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "value_type" not in cls.__dict__:
-            inferred = _generic_arg(cls, StateKey, 0)
-            if inferred is not None:
-                cls.value_type = inferred
+        _infer_type_arg(cls, StateKey, "value_type")
 
     @classmethod
     def default(cls) -> V:

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from types import TracebackType
@@ -521,62 +521,66 @@ class McpToolRegistryManager:
     def _connected(self) -> list[tuple[_Server, McpConnection]]:
         return [(s, c) for s in self._servers.values() if (c := s.live) is not None]
 
-    async def list_prompts(self) -> list[McpPromptEntry]:
-        """Prompts of every connected server supporting them, sorted by (server, name)."""
-        entries: list[McpPromptEntry] = []
+    async def _from_every(
+        self, capability: str, fetch: Callable[[McpConnection], Awaitable[list[dict[str, Any]]]]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """``(server, item)`` for what ``fetch`` lists on every connected server supporting
+        ``capability``; a server whose call fails is recorded and skipped."""
+        found: list[tuple[str, dict[str, Any]]] = []
         for server, connection in self._connected():
-            if not connection.supports("prompts"):
+            if not connection.supports(capability):
                 continue
             try:
-                prompts = await connection.list_prompts()
+                items = await fetch(connection)
             except McpCallFailure as failure:
                 self._record_failure(server, failure, rpc=True)
                 continue
-            entries.extend(McpPromptEntry(server.name, p) for p in prompts)
+            found.extend((server.name, item) for item in items)
+        return found
+
+    async def list_prompts(self) -> list[McpPromptEntry]:
+        """Prompts of every connected server supporting them, sorted by (server, name)."""
+        found = await self._from_every("prompts", lambda c: c.list_prompts())
+        entries = [McpPromptEntry(server, prompt) for server, prompt in found]
         return sorted(entries, key=lambda e: (e.server, e.name))
 
     async def list_resources(self) -> list[McpResourceEntry]:
         """Resources of every connected server supporting them, sorted by (server, uri)."""
-        entries: list[McpResourceEntry] = []
-        for server, connection in self._connected():
-            if not connection.supports("resources"):
-                continue
-            try:
-                resources = await connection.list_resources()
-            except McpCallFailure as failure:
-                self._record_failure(server, failure, rpc=True)
-                continue
-            entries.extend(McpResourceEntry(server.name, r) for r in resources)
+        found = await self._from_every("resources", lambda c: c.list_resources())
+        entries = [McpResourceEntry(server, resource) for server, resource in found]
         return sorted(entries, key=lambda e: (e.server, e.uri))
 
-    async def _capable(self, name: str, capability: str) -> tuple[_Server, McpConnection]:
+    async def _call_capable(
+        self,
+        name: str,
+        capability: str,
+        call: Callable[[McpConnection], Awaitable[dict[str, Any]]],
+    ) -> dict[str, Any]:
+        """``call`` on server ``name``, which must be connected and support ``capability``;
+        a failed call is recorded and re-raised."""
         server = self._server(name)
         connection = server.live
         if connection is None:
             raise McpError("mcp transport error: connection closed")
         if not connection.supports(capability):
             raise McpError(f"mcp server '{name}' does not support {capability}")
-        return server, connection
+        try:
+            return await call(connection)
+        except McpCallFailure as failure:
+            self._record_failure(server, failure, rpc=True)
+            raise
 
     async def get_prompt(
         self, server_name: str, name: str, arguments: dict[str, str] | None = None
     ) -> dict[str, Any]:
         """``prompts/get`` on one server; the raw result JSON."""
-        server, connection = await self._capable(server_name, "prompts")
-        try:
-            return await connection.get_prompt(name, arguments)
-        except McpCallFailure as failure:
-            self._record_failure(server, failure, rpc=True)
-            raise
+        return await self._call_capable(
+            server_name, "prompts", lambda c: c.get_prompt(name, arguments)
+        )
 
     async def read_resource(self, server_name: str, uri: str) -> dict[str, Any]:
         """``resources/read`` on one server; the raw result JSON."""
-        server, connection = await self._capable(server_name, "resources")
-        try:
-            return await connection.read_resource(uri)
-        except McpCallFailure as failure:
-            self._record_failure(server, failure, rpc=True)
-            raise
+        return await self._call_capable(server_name, "resources", lambda c: c.read_resource(uri))
 
     # ------------------------------------------------------------------ shutdown
     async def close(self) -> None:

@@ -181,10 +181,6 @@ class PermissionPolicyKey(StateKey[PermissionPolicy, PermissionAction]):
     SCOPE = KeyScope.THREAD
 
     @classmethod
-    def default(cls) -> PermissionPolicy:
-        return PermissionPolicy()
-
-    @classmethod
     def apply(cls, value: PermissionPolicy, update: PermissionAction) -> PermissionPolicy:
         if isinstance(update, SetDefault):
             return PermissionPolicy(update.behavior, value.rules)
@@ -198,10 +194,6 @@ class PermissionOverridesKey(StateKey[PermissionOverrides, PermissionAction]):
     KEY = "permission_overrides"
     MERGE = MergeStrategy.COMMUTATIVE
     SCOPE = KeyScope.RUN
-
-    @classmethod
-    def default(cls) -> PermissionOverrides:
-        return PermissionOverrides()
 
     @classmethod
     def apply(cls, value: PermissionOverrides, update: PermissionAction) -> PermissionOverrides:

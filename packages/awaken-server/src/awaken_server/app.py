@@ -69,6 +69,7 @@ class ServerConfig(BaseModel):
 
     address: str = "0.0.0.0:3000"
     sse_buffer_size: int = Field(default=64, ge=1)
+    """Most frames written to an SSE response in one chunk."""
     replay_buffer_capacity: int = Field(default=1024, ge=1)
     shutdown: ShutdownConfig = Field(default_factory=ShutdownConfig)
     max_concurrent_requests: int = Field(default=100, ge=0)
@@ -119,6 +120,9 @@ class ServerConfig(BaseModel):
 class AppState:
     """Everything the routes share: runtime, mailbox, stores, config, metrics, SSE hubs.
 
+    Book order: ``AppState(runtime, mailbox, store, resolver, ServerConfig())``; most code uses
+    :meth:`build`.
+
     ``config_store`` enables the read side of the config API; ``config_manager`` (an object
     with ``async apply()`` that rebuilds and publishes the runtime) enables writes.
     """
@@ -128,6 +132,7 @@ class AppState:
         runtime: Any,
         mailbox: Mailbox,
         store: ThreadRunStore,
+        resolver: Any = None,
         config: ServerConfig | None = None,
         *,
         config_store: ConfigStore | None = None,
@@ -135,8 +140,12 @@ class AppState:
         metrics: ServerMetrics | None = None,
         capabilities: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
+        if isinstance(resolver, ServerConfig) and config is None:
+            resolver, config = None, resolver  # AppState(runtime, mailbox, store, config)
         self.mailbox = mailbox
         self.store = store
+        self.resolver = resolver if resolver is not None else getattr(runtime, "resolver", None)
+        """The agent resolver (book: ``runtime.resolver_arc()``); informational."""
         self.config = config or ServerConfig()
         self.config_store = config_store
         self.config_manager = config_manager
@@ -182,9 +191,9 @@ class AppState:
         mailbox = Mailbox(
             runtime,
             mailbox_store,
-            store,
             consumer_id,
             config.mailbox,
+            run_store=store,
             hubs=EventHubRegistry(config.replay_buffer_capacity),
             metrics=metrics,
             default_agent_id=config.default_agent_id,
@@ -195,7 +204,7 @@ class AppState:
             runtime,
             mailbox,
             store,
-            config,
+            config=config,
             config_store=config_store,
             config_manager=config_manager,
             metrics=metrics,

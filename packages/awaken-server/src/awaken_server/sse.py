@@ -11,6 +11,7 @@ hub, not into the socket.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -67,6 +68,10 @@ def parse_last_event_id(value: str | None) -> int | None:
     if not value.isdigit():
         return None
     return int(value)
+
+
+_reader_keys = itertools.count(1)
+"""Unique ids of hub readers (process-wide)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -167,7 +172,7 @@ class RunEventHub:
     def reserve(self) -> int:
         """Hold frames from the start for a reader that connects a moment later (see
         ``stream(reserved=...)``)."""
-        key = id(object())
+        key = next(_reader_keys)
         self._cursors[key] = 0
         return key
 
@@ -176,7 +181,11 @@ class RunEventHub:
         self._room.set()
 
     async def subscribe(
-        self, after: int | None = None, *, stop_at_terminal: bool = True
+        self,
+        after: int | None = None,
+        *,
+        stop_at_terminal: bool = True,
+        reserved: int | None = None,
     ) -> AsyncIterator[Frame]:
         """Frames with ``seq > after`` (all when ``None``), then live frames.
 
@@ -184,16 +193,21 @@ class RunEventHub:
         While subscribed, the producer waits instead of evicting frames this subscriber has not
         read yet (a disconnect ends the subscription, so a gone client never blocks the run).
         """
-        async for batch in self._batches(after, stop_at_terminal, None, None):
+        async for batch in self._batches(after, stop_at_terminal, None, reserved):
             for frame in batch:
                 yield frame
 
     async def stream(
-        self, after: int | None = None, heartbeat: float | None = None, reserved: int | None = None
+        self,
+        after: int | None = None,
+        heartbeat: float | None = None,
+        reserved: int | None = None,
+        max_batch: int = 64,
     ) -> AsyncIterator[bytes]:
-        """Encoded SSE bytes (frames batched per wake-up) until the next terminal frame, with
-        ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
-        async for batch in self._batches(after, True, heartbeat, reserved):
+        """Encoded SSE bytes until the next terminal frame: the frames available at each
+        wake-up are written together (at most ``max_batch`` per write, the server's
+        ``sse_buffer_size``), with ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
+        async for batch in self._batches(after, True, heartbeat, reserved, max_batch):
             yield b"".join(f.data for f in batch) if batch else HEARTBEAT_FRAME
 
     async def _batches(
@@ -202,9 +216,10 @@ class RunEventHub:
         stop_at_terminal: bool,
         heartbeat: float | None,
         reserved: int | None,
+        max_batch: int = 1,
     ) -> AsyncIterator[list[Frame]]:
         cursor = self._start_after(after)
-        key = reserved if reserved is not None else id(object())
+        key = reserved if reserved is not None else next(_reader_keys)
         self._cursors[key] = cursor
         try:
             while True:
@@ -212,7 +227,7 @@ class RunEventHub:
                 if cursor < self._next_seq:
                     batch: list[Frame] = []
                     terminal = False
-                    while cursor < self._next_seq:
+                    while cursor < self._next_seq and len(batch) < max_batch:
                         first = self._next_seq - len(self._frames)
                         cursor = max(cursor, first)
                         frame = self._frames[cursor - first]

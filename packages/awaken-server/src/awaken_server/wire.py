@@ -22,6 +22,7 @@ __all__ = [
     "JsonResponse",
     "field",
     "json_response",
+    "optional_str",
     "page_params",
     "parse_decision",
     "parse_input_messages",

@@ -5,17 +5,16 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import msgspec
+from awaken_contract.codec import encode_json
 from awaken_contract.errors import SerializationError
 
 T = TypeVar("T")
-
-_encoder = msgspec.json.Encoder()
 
 
 def encode(value: Any) -> bytes:
     """Compact JSON bytes of ``value``."""
     try:
-        return _encoder.encode(value)
+        return encode_json(value)
     except (TypeError, ValueError, OverflowError) as exc:
         raise SerializationError(str(exc)) from exc
 

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
-from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
+from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import (
     ConfigStore,
@@ -55,6 +55,7 @@ from awaken_contract.errors import AlreadyExists, SerializationError, StorageIoE
 from awaken_contract.ids import new_id, now_ms
 
 from awaken_stores._codec import decode, encode
+from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
@@ -68,7 +69,6 @@ __all__ = [
 T = TypeVar("T")
 
 JOURNAL = ".checkpoint_pending"
-_pretty = msgspec.json.Encoder()
 
 
 def validate_id(label: str, value: str) -> str:
@@ -208,6 +208,15 @@ class _FileDb:
         except OSError as exc:
             raise StorageIoError(str(exc)) from exc
 
+    async def run_locked(self, fn: Callable[[], T]) -> T:
+        """:meth:`run` ``fn`` while holding the write lock."""
+
+        def locked() -> T:
+            with self.write_lock():
+                return fn()
+
+        return await self.run(locked)
+
     @contextmanager
     def write_lock(self) -> Iterator[None]:
         """Exclusive lock on ``<base>/.lock`` (re-entrant within the process)."""
@@ -277,21 +286,16 @@ class FileStore(_FileBacked, ThreadRunStore):
     async def save_thread(self, thread: Thread) -> None:
         path, data = self._thread_path(thread.id), _pretty_json(thread)
 
-        def write() -> None:
-            with self._db.write_lock():
-                _atomic_write(path, data)
-
-        await self._db.run(write)
+        await self._db.run_locked(lambda: _atomic_write(path, data))
 
     async def delete_thread(self, thread_id: str) -> None:
         paths = (self._thread_path(thread_id), self._messages_path(thread_id))
 
         def delete() -> None:
-            with self._db.write_lock():
-                for path in paths:
-                    path.unlink(missing_ok=True)
+            for path in paths:
+                path.unlink(missing_ok=True)
 
-        await self._db.run(delete)
+        await self._db.run_locked(delete)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
         def scan() -> list[str]:
@@ -307,52 +311,45 @@ class FileStore(_FileBacked, ThreadRunStore):
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         path, data = self._messages_path(thread_id), encode(messages)
 
-        def write() -> None:
-            with self._db.write_lock():
-                _atomic_write(path, data)
-
-        await self._db.run(write)
+        await self._db.run_locked(lambda: _atomic_write(path, data))
 
     async def delete_messages(self, thread_id: str) -> None:
         thread_path, path = self._thread_path(thread_id), self._messages_path(thread_id)
 
         def delete() -> None:
-            with self._db.write_lock():
-                require_thread(_read(thread_path, Thread), thread_id)
-                path.unlink(missing_ok=True)
+            require_thread(_read(thread_path, Thread), thread_id)
+            path.unlink(missing_ok=True)
 
-        await self._db.run(delete)
+        await self._db.run_locked(delete)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
         path = self._thread_path(thread_id)
 
         def update() -> None:
-            with self._db.write_lock():
-                thread = require_thread(_read(path, Thread), thread_id)
-                thread.metadata = metadata
-                _atomic_write(path, _pretty_json(thread))
+            thread = require_thread(_read(path, Thread), thread_id)
+            thread.metadata = metadata
+            _atomic_write(path, _pretty_json(thread))
 
-        await self._db.run(update)
+        await self._db.run_locked(update)
 
     # ------------------------------------------------------------------ runs
     async def create_run(self, record: RunRecord) -> None:
         path, data = self._run_path(record.run_id), _pretty_json(record)
 
         def create() -> None:
-            with self._db.write_lock():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                except FileExistsError:
-                    raise AlreadyExists(record.run_id) from None
-                os.close(fd)
-                try:
-                    _atomic_write(path, data)
-                except BaseException:
-                    path.unlink(missing_ok=True)
-                    raise
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                raise AlreadyExists(record.run_id) from None
+            os.close(fd)
+            try:
+                _atomic_write(path, data)
+            except BaseException:
+                path.unlink(missing_ok=True)
+                raise
 
-        await self._db.run(create)
+        await self._db.run_locked(create)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
         path = self._run_path(run_id)
@@ -376,18 +373,17 @@ class FileStore(_FileBacked, ThreadRunStore):
         messages_data, run_data = encode(messages), _pretty_json(run)
 
         def commit() -> None:
-            with self._db.write_lock():
-                _recover(self.base)
-                thread = checkpoint_thread(_read(thread_path, Thread), thread_id, run)
-                self._commit(
-                    [
-                        (thread_path, _pretty_json(thread)),
-                        (messages_path, messages_data),
-                        (run_path, run_data),
-                    ]
-                )
+            _recover(self.base)
+            thread = checkpoint_thread(_read(thread_path, Thread), thread_id, run)
+            self._commit(
+                [
+                    (thread_path, _pretty_json(thread)),
+                    (messages_path, messages_data),
+                    (run_path, run_data),
+                ]
+            )
 
-        await self._db.run(commit)
+        await self._db.run_locked(commit)
 
     def _commit(self, files: list[tuple[Path, bytes]]) -> None:
         """Swap in several files at once through the rollback journal (see module docs)."""
@@ -454,20 +450,12 @@ class FileProfileStore(_FileBacked, ProfileStore):
         path = self._path(owner, key)
         data = _pretty_json(ProfileEntry(key=key, value=value, updated_at=now_ms()))
 
-        def write() -> None:
-            with self._db.write_lock():
-                _atomic_write(path, data)
-
-        await self._db.run(write)
+        await self._db.run_locked(lambda: _atomic_write(path, data))
 
     async def delete(self, owner: ProfileOwner, key: str) -> None:
         path = self._path(owner, key)
 
-        def delete() -> None:
-            with self._db.write_lock():
-                path.unlink(missing_ok=True)
-
-        await self._db.run(delete)
+        await self._db.run_locked(lambda: path.unlink(missing_ok=True))
 
     async def list(self, owner: ProfileOwner) -> list[ProfileEntry]:
         directory = self._owner_dir(owner)
@@ -481,11 +469,7 @@ class FileProfileStore(_FileBacked, ProfileStore):
     async def clear_owner(self, owner: ProfileOwner) -> None:
         directory = self._owner_dir(owner)
 
-        def clear() -> None:
-            with self._db.write_lock():
-                shutil.rmtree(directory, ignore_errors=True)
-
-        await self._db.run(clear)
+        await self._db.run_locked(lambda: shutil.rmtree(directory, ignore_errors=True))
 
 
 class FileConfigStore(_FileBacked, ConfigStore):
@@ -513,20 +497,12 @@ class FileConfigStore(_FileBacked, ConfigStore):
     async def put(self, namespace: str, id: str, value: Any) -> None:
         path, data = self._path(namespace, id), _pretty_json(value)
 
-        def write() -> None:
-            with self._db.write_lock():
-                _atomic_write(path, data)
-
-        await self._db.run(write)
+        await self._db.run_locked(lambda: _atomic_write(path, data))
 
     async def delete(self, namespace: str, id: str) -> None:
         path = self._path(namespace, id)
 
-        def delete() -> None:
-            with self._db.write_lock():
-                path.unlink(missing_ok=True)
-
-        await self._db.run(delete)
+        await self._db.run_locked(lambda: path.unlink(missing_ok=True))
 
 
 # --------------------------------------------------------------------------- mailbox
@@ -537,7 +513,7 @@ class _MailboxState(msgspec.Struct):
     jobs: dict[str, MailboxJob] = msgspec.field(default_factory=dict)
 
 
-class FileMailboxStore(_FileBacked, MailboxEngine):
+class FileMailboxStore(_FileBacked, LocalMailboxQueries, MailboxEngine):
     """Mailbox jobs in ``mailbox/state.json``, rewritten atomically by every transaction under
     the directory's exclusive lock (simple and durable; meant for modest job volumes)."""
 
@@ -580,20 +556,8 @@ class FileMailboxStore(_FileBacked, MailboxEngine):
             finally:
                 await self._db.run(lambda: lock.__exit__(None, None, None))
 
-    async def _mailbox_of(self, job_id: str) -> str | None:
-        job = (await self._state()).jobs.get(job_id)
-        return None if job is None else job.mailbox_id
-
-    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
-        expired = [
-            j
-            for j in (await self._state()).jobs.values()
-            if j.status is MailboxJobStatus.CLAIMED
-            and j.lease_until is not None
-            and j.lease_until < now
-        ]
-        expired.sort(key=lambda j: (j.lease_until or 0, j.job_id))
-        return [(j.job_id, j.mailbox_id) for j in expired[: max(limit, 0)]]
+    async def _all_jobs(self) -> dict[str, MailboxJob]:
+        return (await self._state()).jobs
 
     async def current_generation(self, mailbox_id: str) -> int:
         return (await self._state()).generations.get(mailbox_id, 0)
@@ -602,47 +566,14 @@ class FileMailboxStore(_FileBacked, MailboxEngine):
         async with self._lock:
 
             def purge() -> int:
-                with self._db.write_lock():
-                    state = self._load()
-                    doomed = [
-                        i
-                        for i, j in state.jobs.items()
-                        if j.is_terminal and j.updated_at < older_than
-                    ]
-                    for job_id in doomed:
-                        del state.jobs[job_id]
-                    if doomed:
-                        _atomic_write(self._path, encode(state))
-                    return len(doomed)
+                state = self._load()
+                doomed = [
+                    i for i, j in state.jobs.items() if j.is_terminal and j.updated_at < older_than
+                ]
+                for job_id in doomed:
+                    del state.jobs[job_id]
+                if doomed:
+                    _atomic_write(self._path, encode(state))
+                return len(doomed)
 
-            return await self._db.run(purge)
-
-    async def queued_mailbox_ids(self) -> list[str]:
-        jobs = (await self._state()).jobs.values()
-        return sorted({j.mailbox_id for j in jobs if j.status is MailboxJobStatus.QUEUED})
-
-    async def load(self, job_id: str) -> MailboxJob | None:
-        return (await self._state()).jobs.get(job_id)
-
-    async def list(
-        self,
-        mailbox_id: str,
-        statuses: list[MailboxJobStatus] | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> MailboxJobList:
-        jobs = [j for j in (await self._state()).jobs.values() if j.mailbox_id == mailbox_id]
-        if statuses is not None:
-            jobs = [j for j in jobs if j.status in statuses]
-        jobs.sort(key=lambda j: (j.priority, j.created_at, j.job_id))
-        return jobs[max(offset, 0) :][: max(limit, 0)]
-
-    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
-        jobs = sorted(
-            (j for j in (await self._state()).jobs.values() if j.is_terminal),
-            key=lambda j: (j.updated_at, j.created_at, j.job_id),
-        )
-        return jobs[max(offset, 0) :][: max(limit, 0)]
-
-    async def count_by_status(self, status: MailboxJobStatus) -> int:
-        return sum(1 for j in (await self._state()).jobs.values() if j.status is status)
+            return await self._db.run_locked(purge)

@@ -9,6 +9,7 @@ Everything else — claims, tokens, staleness, retries, interrupts — lives her
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 import msgspec
@@ -135,27 +136,55 @@ class MailboxEngine(MailboxStore):
             )
         )
 
-    def _checked_claim(
-        self, txn: MailboxTxn, job_id: str, token: str, now: int, what: str
-    ) -> tuple[MailboxJob | None, StorageError | None]:
-        """The claimed job when ``token`` holds it; otherwise the error to raise (after the
-        transaction committed any supersede)."""
-        job = txn.jobs.get(job_id)
-        if job is None:
-            return None, StorageNotFound(job_id)
-        if job.status is not _CLAIMED or job.claim_token != token:
-            return None, VersionConflict(0, 1)
-        if self._is_stale(txn, job):
-            stale = job.generation
-            self._supersede(txn, job, now, f"claimed dispatch superseded before {what}")
-            return None, VersionConflict(stale, txn.generation)
-        return job, None
+    async def _with_job(
+        self,
+        job_id: str,
+        status: MailboxJobStatus,
+        change: Callable[[MailboxTxn, MailboxJob], MailboxJob | None],
+    ) -> MailboxJob | None:
+        """``change(txn, job)`` inside the job's mailbox transaction when the job exists with
+        ``status``; ``None`` otherwise."""
+        mailbox_id = await self._mailbox_of(job_id)
+        if mailbox_id is None:
+            return None
+        async with self._transaction(mailbox_id, job_id) as txn:
+            job = txn.jobs.get(job_id)
+            if job is None or job.status is not status:
+                return None
+            return change(txn, job)
 
-    async def _locked_job(self, job_id: str) -> AbstractAsyncContextManager[MailboxTxn]:
+    async def _update_claimed(
+        self,
+        job_id: str,
+        token: str,
+        now: int,
+        what: str,
+        change: Callable[[MailboxJob], MailboxJob],
+    ) -> MailboxJob:
+        """Replace job ``job_id`` by ``change(job)`` while ``token`` holds its claim.
+
+        Raises ``StorageNotFound`` for an unknown job and ``VersionConflict`` when the claim is
+        not held or is stale (the stale job is superseded and committed before the raise).
+        """
         mailbox_id = await self._mailbox_of(job_id)
         if mailbox_id is None:
             raise StorageNotFound(job_id)
-        return self._transaction(mailbox_id, job_id)
+        error: StorageError | None = None
+        async with self._transaction(mailbox_id, job_id) as txn:
+            job = txn.jobs.get(job_id)
+            if job is None:
+                error = StorageNotFound(job_id)
+            elif job.status is not _CLAIMED or job.claim_token != token:
+                error = VersionConflict(0, 1)
+            elif self._is_stale(txn, job):
+                error = VersionConflict(job.generation, txn.generation)
+                self._supersede(txn, job, now, f"claimed dispatch superseded before {what}")
+            else:
+                job = txn.put(change(job))
+        if error is not None:
+            raise error
+        assert job is not None
+        return job
 
     # ------------------------------------------------------------------ operations
     async def enqueue(self, job: MailboxJob) -> MailboxJob:
@@ -204,13 +233,7 @@ class MailboxEngine(MailboxStore):
     async def claim_job(
         self, job_id: str, consumer: str, lease_ms: int, now: int
     ) -> MailboxJob | None:
-        mailbox_id = await self._mailbox_of(job_id)
-        if mailbox_id is None:
-            return None
-        async with self._transaction(mailbox_id, job_id) as txn:
-            job = txn.jobs.get(job_id)
-            if job is None or job.status is not _QUEUED:
-                return None
+        def claim(txn: MailboxTxn, job: MailboxJob) -> MailboxJob | None:
             if self._is_stale(txn, job):
                 self._supersede(txn, job, now, "queued dispatch superseded before claim")
                 return None
@@ -218,54 +241,44 @@ class MailboxEngine(MailboxStore):
                 return None
             return self._claim_one(txn, job, new_id(), consumer, lease_ms, now)
 
+        return await self._with_job(job_id, _QUEUED, claim)
+
     async def ack(self, job_id: str, claim_token: str, now: int) -> MailboxJob:
-        async with await self._locked_job(job_id) as txn:
-            job, error = self._checked_claim(txn, job_id, claim_token, now, "ack")
-            if job is not None:
-                job = txn.put(
-                    _clear_claim(
-                        job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now
-                    )
-                )
-        if error is not None:
-            raise error
-        assert job is not None
-        return job
+        return await self._update_claimed(
+            job_id,
+            claim_token,
+            now,
+            "ack",
+            lambda job: _clear_claim(
+                job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now
+            ),
+        )
 
     async def _fail(
         self, job_id: str, token: str, now: int, error_text: str, retry_at: int | None
     ) -> MailboxJob:
-        async with await self._locked_job(job_id) as txn:
-            job, error = self._checked_claim(
-                txn, job_id, token, now, "nack" if retry_at is not None else "dead letter"
+        def fail(job: MailboxJob) -> MailboxJob:
+            attempts = job.attempt_count + 1
+            if retry_at is None or attempts >= job.max_attempts:
+                return _clear_claim(
+                    job,
+                    status=MailboxJobStatus.DEAD_LETTER,
+                    attempt_count=attempts if retry_at is not None else job.attempt_count,
+                    last_error=error_text,
+                    completed_at=now,
+                    updated_at=now,
+                )
+            return _clear_claim(
+                job,
+                status=_QUEUED,
+                attempt_count=attempts,
+                last_error=error_text,
+                available_at=retry_at,
+                updated_at=now,
             )
-            if job is not None:
-                attempts = job.attempt_count + 1
-                if retry_at is None or attempts >= job.max_attempts:
-                    job = txn.put(
-                        _clear_claim(
-                            job,
-                            status=MailboxJobStatus.DEAD_LETTER,
-                            attempt_count=attempts if retry_at is not None else job.attempt_count,
-                            last_error=error_text,
-                            completed_at=now,
-                            updated_at=now,
-                        )
-                    )
-                else:
-                    job = txn.put(
-                        _clear_claim(
-                            job,
-                            status=_QUEUED,
-                            attempt_count=attempts,
-                            last_error=error_text,
-                            available_at=retry_at,
-                            updated_at=now,
-                        )
-                    )
-        if error is not None:
-            raise error
-        assert job is not None
+
+        what = "nack" if retry_at is not None else "dead letter"
+        job = await self._update_claimed(job_id, token, now, what, fail)
         if job.status is _QUEUED:
             await self._work_available(job.mailbox_id)
         return job
@@ -279,34 +292,30 @@ class MailboxEngine(MailboxStore):
         return await self._fail(job_id, claim_token, now, error, None)
 
     async def cancel(self, job_id: str, now: int) -> MailboxJob | None:
-        mailbox_id = await self._mailbox_of(job_id)
-        if mailbox_id is None:
-            return None
-        async with self._transaction(mailbox_id, job_id) as txn:
-            job = txn.jobs.get(job_id)
-            if job is None or job.status is not _QUEUED:
-                return None
-            return txn.put(
+        return await self._with_job(
+            job_id,
+            _QUEUED,
+            lambda txn, job: txn.put(
                 _clear_claim(
                     job, status=MailboxJobStatus.CANCELLED, completed_at=now, updated_at=now
                 )
-            )
+            ),
+        )
 
     async def extend_lease(
         self, job_id: str, claim_token: str, extension_ms: int, now: int
     ) -> bool:
-        mailbox_id = await self._mailbox_of(job_id)
-        if mailbox_id is None:
-            return False
-        async with self._transaction(mailbox_id, job_id) as txn:
-            job = txn.jobs.get(job_id)
-            if job is None or job.status is not _CLAIMED or job.claim_token != claim_token:
-                return False
+        def renew(txn: MailboxTxn, job: MailboxJob) -> MailboxJob | None:
+            if job.claim_token != claim_token:
+                return None
             if self._is_stale(txn, job):
                 self._supersede(txn, job, now, "claimed dispatch superseded before lease renewal")
-                return False
-            txn.put(msgspec.structs.replace(job, lease_until=now + extension_ms, updated_at=now))
-            return True
+                return None
+            return txn.put(
+                msgspec.structs.replace(job, lease_until=now + extension_ms, updated_at=now)
+            )
+
+        return await self._with_job(job_id, _CLAIMED, renew) is not None
 
     async def interrupt(self, mailbox_id: str, now: int) -> MailboxInterrupt:
         async with self._transaction(mailbox_id) as txn:
@@ -328,62 +337,52 @@ class MailboxEngine(MailboxStore):
     async def supersede_claimed(
         self, job_id: str, claim_token: str, now: int, reason: str
     ) -> MailboxJob | None:
-        mailbox_id = await self._mailbox_of(job_id)
-        if mailbox_id is None:
-            return None
-        async with self._transaction(mailbox_id, job_id) as txn:
-            job = txn.jobs.get(job_id)
-            if job is None or job.status is not _CLAIMED:
-                return None
+        def supersede(txn: MailboxTxn, job: MailboxJob) -> MailboxJob:
             if job.claim_token != claim_token:
                 raise VersionConflict(0, 1)
             return self._supersede(txn, job, now, reason)
 
+        return await self._with_job(job_id, _CLAIMED, supersede)
+
     async def record_job_start(
         self, job_id: str, claim_token: str, instance_id: str, now: int
     ) -> MailboxJob:
-        async with await self._locked_job(job_id) as txn:
-            job, error = self._checked_claim(txn, job_id, claim_token, now, "execution start")
-            if job is not None:
-                job = txn.put(
-                    msgspec.structs.replace(
-                        job,
-                        dispatch_instance_id=instance_id,
-                        run_status=RunStatus.RUNNING,
-                        termination=None,
-                        run_response=None,
-                        run_error=None,
-                        completed_at=None,
-                        updated_at=now,
-                    )
-                )
-        if error is not None:
-            raise error
-        assert job is not None
-        return job
+        return await self._update_claimed(
+            job_id,
+            claim_token,
+            now,
+            "execution start",
+            lambda job: msgspec.structs.replace(
+                job,
+                dispatch_instance_id=instance_id,
+                run_status=RunStatus.RUNNING,
+                termination=None,
+                run_response=None,
+                run_error=None,
+                completed_at=None,
+                updated_at=now,
+            ),
+        )
 
     async def record_run_result(
         self, job_id: str, claim_token: str, result: MailboxRunResult, now: int
     ) -> MailboxJob:
-        async with await self._locked_job(job_id) as txn:
-            job, error = self._checked_claim(txn, job_id, claim_token, now, "result recording")
-            if job is not None:
-                job = txn.put(
-                    msgspec.structs.replace(
-                        job,
-                        dispatch_instance_id=result.dispatch_instance_id,
-                        run_status=result.status,
-                        termination=result.termination,
-                        run_response=result.response,
-                        run_error=result.error,
-                        completed_at=now,
-                        updated_at=now,
-                    )
-                )
-        if error is not None:
-            raise error
-        assert job is not None
-        return job
+        return await self._update_claimed(
+            job_id,
+            claim_token,
+            now,
+            "result recording",
+            lambda job: msgspec.structs.replace(
+                job,
+                dispatch_instance_id=result.dispatch_instance_id,
+                run_status=result.status,
+                termination=result.termination,
+                run_response=result.response,
+                run_error=result.error,
+                completed_at=now,
+                updated_at=now,
+            ),
+        )
 
     async def reclaim_expired_leases(self, now: int, limit: int) -> MailboxJobList:
         reclaimed: list[MailboxJob] = []

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import msgspec
-from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
+from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import (
     ConfigChangeEvent,
@@ -32,6 +32,7 @@ from awaken_contract.errors import AlreadyExists
 from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import clone
+from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 T = TypeVar("T")
@@ -201,7 +202,7 @@ class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
             self._subscribers.remove(queue)
 
 
-class InMemoryMailboxStore(MailboxEngine):
+class InMemoryMailboxStore(LocalMailboxQueries, MailboxEngine):
     """Mailbox jobs in memory; one asyncio lock serializes every transaction."""
 
     def __init__(self) -> None:
@@ -227,20 +228,11 @@ class InMemoryMailboxStore(MailboxEngine):
                 self._jobs[job.job_id] = job
                 self._by_mailbox.setdefault(mailbox_id, set()).add(job.job_id)
 
-    async def _mailbox_of(self, job_id: str) -> str | None:
-        job = self._jobs.get(job_id)
-        return job.mailbox_id if job is not None else None
+    async def _all_jobs(self) -> dict[str, MailboxJob]:
+        return self._jobs
 
-    async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
-        expired = [
-            j
-            for j in self._jobs.values()
-            if j.status is MailboxJobStatus.CLAIMED
-            and j.lease_until is not None
-            and j.lease_until < now
-        ]
-        expired.sort(key=lambda j: (j.lease_until or 0, j.job_id))
-        return [(j.job_id, j.mailbox_id) for j in expired[: max(limit, 0)]]
+    async def _mailbox_jobs(self, mailbox_id: str) -> list[MailboxJob]:
+        return [self._jobs[i] for i in self._by_mailbox.get(mailbox_id, set())]
 
     async def _work_available(self, mailbox_id: str) -> None:
         self._wakeup.set()
@@ -263,34 +255,3 @@ class InMemoryMailboxStore(MailboxEngine):
                 del self._jobs[job.job_id]
                 self._by_mailbox[job.mailbox_id].discard(job.job_id)
             return len(doomed)
-
-    async def queued_mailbox_ids(self) -> list[str]:
-        return sorted(
-            {j.mailbox_id for j in self._jobs.values() if j.status is MailboxJobStatus.QUEUED}
-        )
-
-    async def load(self, job_id: str) -> MailboxJob | None:
-        return self._jobs.get(job_id)
-
-    async def list(
-        self,
-        mailbox_id: str,
-        statuses: list[MailboxJobStatus] | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> MailboxJobList:
-        jobs = [self._jobs[i] for i in self._by_mailbox.get(mailbox_id, set())]
-        if statuses is not None:
-            jobs = [j for j in jobs if j.status in statuses]
-        jobs.sort(key=lambda j: (j.priority, j.created_at, j.job_id))
-        return jobs[max(offset, 0) :][: max(limit, 0)]
-
-    async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
-        jobs = sorted(
-            (j for j in self._jobs.values() if j.is_terminal),
-            key=lambda j: (j.updated_at, j.created_at, j.job_id),
-        )
-        return jobs[max(offset, 0) :][: max(limit, 0)]
-
-    async def count_by_status(self, status: MailboxJobStatus) -> int:
-        return sum(1 for j in self._jobs.values() if j.status is status)

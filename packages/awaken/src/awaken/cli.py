@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     acp.add_argument("--agent", help="agent id (default: 'default' or the only agent)")
     acp.add_argument("--config")
     acp.add_argument("--store", default=None, help="default memory://")
+    mcp = sub.add_parser("mcp", help="serve the agents as MCP tools on stdin/stdout")
+    mcp.add_argument("--config")
+    mcp.add_argument("--store", default=None, help="default memory://")
     sub.add_parser("version", help="print the version")
     return parser
 
@@ -75,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         from awaken_server.protocols.acp import acp_main
 
         return acp_main(args.config, args.store, args.agent)
+    if args.command == "mcp":
+        from awaken_server.protocols.mcp_http import mcp_main
+
+        return mcp_main(args.config, args.store)
     if args.command not in ("serve", "run"):
         _parser().print_help(sys.stderr)
         return 2

@@ -86,10 +86,6 @@ class CompactionStateKey(StateKey[CompactionState, CompactionBoundary]):
     SCOPE = KeyScope.RUN
 
     @classmethod
-    def default(cls) -> CompactionState:
-        return CompactionState()
-
-    @classmethod
     def apply(cls, value: CompactionState, update: CompactionBoundary) -> CompactionState:
         return CompactionState([*value.boundaries, update], value.total_compactions + 1)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import msgspec
+from awaken_contract.codec import encode_json
 from awaken_contract.contract.content import TextBlock, ThinkingBlock
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.tool import ToolDescriptor
@@ -28,8 +28,6 @@ MESSAGE_OVERHEAD_TOKENS = 4
 #: Bytes charged for a non-text block (image, document, tool use …).
 NON_TEXT_BLOCK_BYTES = 50
 
-_encoder = msgspec.json.Encoder()
-
 
 def text_tokens(text: str) -> int:
     """Estimated tokens of a piece of text."""
@@ -47,7 +45,7 @@ def estimate_message_tokens(message: Message) -> int:
         else:
             size += NON_TEXT_BLOCK_BYTES
     for call in message.tool_calls or ():
-        size += len(call.name.encode()) + len(_encoder.encode(call.arguments))
+        size += len(call.name.encode()) + len(encode_json(call.arguments))
     return MESSAGE_OVERHEAD_TOKENS + size // 4
 
 
@@ -59,7 +57,7 @@ def estimate_tokens(messages: Iterable[Message]) -> int:
 def estimate_tool_tokens(tool: ToolDescriptor) -> int:
     """Estimated tokens a tool definition costs in a request."""
     size = len(tool.name.encode()) + len(tool.description.encode())
-    size += len(_encoder.encode(tool.parameters))
+    size += len(encode_json(tool.parameters))
     return size // 4 + 10
 
 

@@ -22,7 +22,14 @@ from awaken_contract.contract.inference import (
 )
 from awaken_contract.contract.message import ToolCall
 
-__all__ = ["StreamCollector", "collect_stream"]
+__all__ = ["StreamCollector", "collect_stream", "parse_tool_arguments"]
+
+
+def parse_tool_arguments(fragments: list[str]) -> Any:
+    """A tool call's streamed argument fragments as JSON (``{}`` when blank); raises
+    ``msgspec.DecodeError`` when they are not valid JSON (the stream was cut off)."""
+    raw = "".join(fragments)
+    return msgspec.json.decode(raw) if raw.strip() else {}
 
 
 @dataclass
@@ -83,9 +90,8 @@ class StreamCollector:
         calls: list[ToolCall] = []
         incomplete = False
         for buffer in self._calls.values():
-            raw = "".join(buffer.args).strip()
             try:
-                arguments: Any = msgspec.json.decode(raw) if raw else {}
+                arguments = parse_tool_arguments(buffer.args)
             except msgspec.DecodeError:
                 incomplete = True
                 continue

@@ -294,22 +294,14 @@ class _LoopRun:
         if params.is_continuation and self.store.snapshot().get(RunLifecycleKey) is None:
             start = RunLifecycleUpdate.start(self.identity.run_id)
         self.store.commit(MutationBatch().update(RunLifecycleKey, start))
-        identity = self.identity
-        await self.emit(
-            RunStart(
-                thread_id=identity.thread_id,
-                run_id=identity.run_id,
-                parent_run_id=identity.parent_run_id,
-                identity=identity,
-            )
-        )
+        await self._emit_run_start()
         try:
             termination = await self._run_body()
         except (RunCancelled, StateCancelled):
             termination = TerminationReason.cancelled()
         except Exception as exc:
             message = str(exc) or type(exc).__name__
-            _log.warning("run %s failed: %s", identity.run_id, message, exc_info=True)
+            _log.warning("run %s failed: %s", self.identity.run_id, message, exc_info=True)
             await self.emit(Error(message=message, code=_error_code(exc)))
             if self.step_open:
                 self.step_open = False
@@ -368,18 +360,21 @@ class _LoopRun:
             if termination is not None:
                 return termination
 
+    def _cancelled_step(self) -> tuple[_Outcome, TerminationReason]:
+        """Mark the run done as cancelled and end the step."""
+        self.store.commit(_done("cancelled"))
+        return _Outcome.TERMINATED, TerminationReason.cancelled()
+
     async def _execute_step(self) -> tuple[_Outcome, TerminationReason | None]:
         store = self.store
         phase = self.phase
         env = self.env
         if self.canceller.is_cancelled:
-            store.commit(_done("cancelled"))
-            return _Outcome.TERMINATED, TerminationReason.cancelled()
+            return self._cancelled_step()
         try:
             await self.run_phase(Phase.STEP_START)
         except StateCancelled:
-            store.commit(_done("cancelled"))
-            return _Outcome.TERMINATED, TerminationReason.cancelled()
+            return self._cancelled_step()
         termination = self.check_termination()
         if termination is not None:
             return _Outcome.TERMINATED, termination
@@ -412,8 +407,7 @@ class _LoopRun:
             and policy.autocompact_threshold is not None
             and not await self._compact(policy)
         ):
-            store.commit(_done("cancelled"))
-            return _Outcome.TERMINATED, TerminationReason.cancelled()
+            return self._cancelled_step()
         upstream_model, overrides = effective_overrides(
             self.spec, self.params.overrides, step_overrides, self.agent.upstream_model
         )
@@ -448,15 +442,13 @@ class _LoopRun:
             )
         )
         if cancelled or self.canceller.is_cancelled:
-            store.commit(_done("cancelled"))
-            return _Outcome.TERMINATED, TerminationReason.cancelled()
+            return self._cancelled_step()
 
         # AfterInference.
         try:
             await self.run_phase(Phase.AFTER_INFERENCE, llm_response=result)
         except StateCancelled:
-            store.commit(_done("cancelled"))
-            return _Outcome.TERMINATED, TerminationReason.cancelled()
+            return self._cancelled_step()
         termination = self.check_termination()
         if termination is not None:
             return _Outcome.TERMINATED, termination
@@ -473,8 +465,7 @@ class _LoopRun:
             store.commit(_done(f"blocked:{blocked}"))
             return _Outcome.TERMINATED, TerminationReason.blocked(blocked)
         if self.canceller.is_cancelled:
-            store.commit(_done("cancelled"))
-            return _Outcome.TERMINATED, TerminationReason.cancelled()
+            return self._cancelled_step()
         termination = self.check_termination()
         if termination is not None:
             return _Outcome.TERMINATED, termination
@@ -624,16 +615,7 @@ class _LoopRun:
             await self._complete_step()
         else:
             await self._checkpoint()
-        identity = self.identity
-        await self.emit(StateSnapshot(snapshot=self.persisted()))
-        await self.emit(
-            RunFinish(
-                thread_id=identity.thread_id,
-                run_id=identity.run_id,
-                termination=TerminationReason.suspended(),
-                identity=identity,
-            )
-        )
+        await self._finish_suspended()
         channel = self.params.decision_rx
         if channel is None or not self.params.wait_for_decisions:
             return TerminationReason.suspended()
@@ -661,29 +643,38 @@ class _LoopRun:
             if not known:
                 continue
             prepare_resume(store, known)
-            await self.emit(
-                RunStart(
-                    thread_id=identity.thread_id,
-                    run_id=identity.run_id,
-                    parent_run_id=identity.parent_run_id,
-                    identity=identity,
-                )
-            )
+            await self._emit_run_start()
             await self.pipeline.replay_resumed()
             if self.pipeline.suspended_calls():
                 await self._checkpoint()
-                await self.emit(StateSnapshot(snapshot=self.persisted()))
-                await self.emit(
-                    RunFinish(
-                        thread_id=identity.thread_id,
-                        run_id=identity.run_id,
-                        termination=TerminationReason.suspended(),
-                        identity=identity,
-                    )
-                )
+                await self._finish_suspended()
                 continue
             store.commit(MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.set_running()))
             return None
+
+    async def _emit_run_start(self) -> None:
+        identity = self.identity
+        await self.emit(
+            RunStart(
+                thread_id=identity.thread_id,
+                run_id=identity.run_id,
+                parent_run_id=identity.parent_run_id,
+                identity=identity,
+            )
+        )
+
+    async def _finish_suspended(self) -> None:
+        """Announce the parked run: its state, then ``RunFinish`` with ``suspended``."""
+        identity = self.identity
+        await self.emit(StateSnapshot(snapshot=self.persisted()))
+        await self.emit(
+            RunFinish(
+                thread_id=identity.thread_id,
+                run_id=identity.run_id,
+                termination=TerminationReason.suspended(),
+                identity=identity,
+            )
+        )
 
     def _ready_to_replay(self, batch: DecisionBatch) -> bool:
         """Collect decisions; with batch approval wait until every suspended call has one."""

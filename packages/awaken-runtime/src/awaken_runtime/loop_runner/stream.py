@@ -9,8 +9,6 @@ drops every tool call and reports ``EndTurn``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from awaken_contract.contract.content import AnyContentBlock, TextBlock
 from awaken_contract.contract.event import (
@@ -36,9 +34,9 @@ from awaken_contract.contract.inference import (
 )
 from awaken_contract.contract.message import ToolCall
 
-__all__ = ["StreamCollector", "consume_stream"]
+from awaken_runtime.engine.collect import parse_tool_arguments
 
-_decode = msgspec.json.decode
+__all__ = ["StreamCollector", "consume_stream"]
 
 
 class StreamCollector:
@@ -77,16 +75,11 @@ class StreamCollector:
         incomplete = False
         for call_id in self.order:
             name, parts = self.calls[call_id]
-            raw = "".join(parts)
-            arguments: Any
-            if raw.strip():
-                try:
-                    arguments = _decode(raw)
-                except msgspec.DecodeError:
-                    incomplete = True
-                    continue
-            else:
-                arguments = {}
+            try:
+                arguments = parse_tool_arguments(parts)
+            except msgspec.DecodeError:
+                incomplete = True
+                continue
             tool_calls.append(ToolCall(call_id, name, arguments))
             await sink.emit(ToolCallReady(id=call_id, name=name, arguments=arguments))
         return StreamResult(

@@ -86,10 +86,6 @@ class StopConditionStatsKey(StateKey[StopConditionStats, StopStatsUpdate]):
     SCOPE = KeyScope.RUN
 
     @classmethod
-    def default(cls) -> StopConditionStats:
-        return StopConditionStats()
-
-    @classmethod
     def apply(cls, value: StopConditionStats, update: StopStatsUpdate) -> StopConditionStats:
         if isinstance(update, StartClock):
             if value.start_time_ms:

@@ -4,9 +4,10 @@
    delegate), its ModelSpec and the provider's executor, wrapped in a ``RetryingExecutor`` when
    the spec has an enabled ``retry`` section.
 2. **Plugins** — ``plugin_ids`` in order, then registered plugins named only in
-   ``active_hook_filter`` (the book's ``with_hook_filter(id)``), plus the default plugins; every plugin's config
-   schemas are validated against the spec's sections (``InvalidPluginConfig``; a section no
-   plugin claims only logs a warning); then ``ExecutionEnv.from_plugins``.
+   ``active_hook_filter`` (the book's ``with_hook_filter(id)``), plus the default plugins;
+   every plugin's config schemas are validated against the spec's sections
+   (``InvalidPluginConfig``; a section no plugin claims only logs a warning); then
+   ``ExecutionEnv.from_plugins``.
 3. **Tools** — global tools, then plugin tools (same id as a global tool → ``ToolIdConflict``),
    then ``allowed_tools`` / ``excluded_tools``. Delegates must exist (``AgentNotFound``) and
    become ``agent_run_<id>`` :class:`AgentTool` s (local ones run through this resolver).

@@ -8,6 +8,7 @@ from awaken_runtime.remote.a2a import (
     A2A_TASK_PROGRESS,
     A2aBackend,
     A2aEndpointConfig,
+    RemoteTaskRef,
     a2a_backend_factory,
 )
 
@@ -18,6 +19,7 @@ __all__ = [
     "A2A_TASK_PROGRESS",
     "A2aBackend",
     "A2aEndpointConfig",
+    "RemoteTaskRef",
     "a2a_backend_factory",
     "register_a2a_backend",
 ]

@@ -6,14 +6,17 @@ is sent with ``POST <base>/message:send`` (``returnImmediately`` by default), th
 polled with ``GET <base>/tasks/<id>`` every ``poll_interval_ms`` until it completes, fails,
 is canceled/rejected or needs input/auth, or until ``timeout_ms`` passes. Every observation is
 reported as an ``a2a-task-progress`` activity; cancelling the parent run cancels the remote
-task. Transport errors and non-2xx answers raise :class:`ExecutionFailed`, which the
-delegation tool turns into an error tool result.
+task. Within one parent run, later calls stay in the remote conversation (same
+``contextId``) and continue a remote task that asked for input or authentication (same
+``taskId``); this memory is per process. Transport errors and non-2xx answers raise
+:class:`ExecutionFailed`, which the delegation tool turns into an error tool result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +52,7 @@ __all__ = [
     "A2A_TASK_PROGRESS",
     "A2aBackend",
     "A2aEndpointConfig",
+    "RemoteTaskRef",
     "a2a_backend_factory",
 ]
 
@@ -56,6 +60,9 @@ A2A_TASK_PROGRESS = "a2a-task-progress"
 """Activity type of the progress snapshots emitted while a remote task runs."""
 DEFAULT_POLL_INTERVAL_MS = 2000
 ACCEPTED_OUTPUT_MODES = ["text/plain", "application/json", "application/octet-stream"]
+_INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
+_REMEMBERED_RUNS = 1024
+"""How many parent runs' remote task references a backend keeps (oldest dropped first)."""
 _DONE = frozenset(
     {
         "TASK_STATE_COMPLETED",
@@ -66,6 +73,15 @@ _DONE = frozenset(
         "TASK_STATE_AUTH_REQUIRED",
     }
 )
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTaskRef:
+    """The remote task a parent run last talked to: continued while it waits for input."""
+
+    task_id: str
+    context_id: str | None
+    last_state: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +210,23 @@ class A2aBackend(AgentBackend):
         self.agent_id = agent_id
         self.config = config
         self._client = client
+        self._remote: OrderedDict[str, RemoteTaskRef] = OrderedDict()
+
+    def remote_task(self, parent_run_id: str) -> RemoteTaskRef | None:
+        """The remote task the parent run used last (``None`` before its first call)."""
+        return self._remote.get(parent_run_id)
+
+    def _remember(self, parent_run_id: str | None, task: dict[str, Any]) -> None:
+        if not parent_run_id or not isinstance(task.get("id"), str):
+            return
+        context = task.get("contextId")
+        state = str((task.get("status") or {}).get("state", ""))
+        self._remote[parent_run_id] = RemoteTaskRef(
+            task["id"], context if isinstance(context, str) else None, state
+        )
+        self._remote.move_to_end(parent_run_id)
+        while len(self._remote) > _REMEMBERED_RUNS:
+            self._remote.popitem(last=False)
 
     @classmethod
     def from_endpoint(cls, agent_id: str, endpoint: RemoteEndpoint) -> A2aBackend:
@@ -226,7 +259,9 @@ class A2aBackend(AgentBackend):
             raise ExecutionFailed(f"A2A {method} {url} answered a non-object")
         return data
 
-    def _send_body(self, messages: Sequence[Message]) -> dict[str, Any]:
+    def _send_body(
+        self, messages: Sequence[Message], previous: RemoteTaskRef | None = None
+    ) -> dict[str, Any]:
         parts = [
             p
             for m in messages
@@ -242,7 +277,13 @@ class A2aBackend(AgentBackend):
         }
         if self.config.history_length is not None:
             configuration["historyLength"] = self.config.history_length
-        message = {"messageId": new_id(), "role": "ROLE_USER", "parts": parts}
+        message: dict[str, Any] = {"messageId": new_id(), "role": "ROLE_USER", "parts": parts}
+        if previous is not None:
+            # Same remote conversation; an interrupted remote task is continued (A2A §multi-turn).
+            if previous.context_id:
+                message["contextId"] = previous.context_id
+            if previous.last_state in _INTERRUPTED:
+                message["taskId"] = previous.task_id
         return {"message": message, "configuration": configuration}
 
     async def _progress(self, sink: EventSink, task: dict[str, Any]) -> None:
@@ -280,11 +321,16 @@ class A2aBackend(AgentBackend):
         parent_thread_id: str | None = None,
         cancellation_token: CancellationToken | None = None,
     ) -> DelegateRunResult:
-        body = self._send_body(messages)
+        previous = self._remote.get(parent_run_id) if parent_run_id else None
+        body = self._send_body(messages, previous)
         timeout = self.config.timeout_ms / 1000
         client = self._client or httpx.AsyncClient(timeout=httpx.Timeout(timeout))
         try:
-            return await self._run(client, agent_id, body, event_sink, cancellation_token)
+            result = await self._run(client, agent_id, body, event_sink, cancellation_token)
+            raw = result.output.raw
+            if isinstance(raw, dict) and "id" in raw:
+                self._remember(parent_run_id, raw)
+            return result
         finally:
             if self._client is None:
                 await client.aclose()

@@ -218,29 +218,24 @@ class AgentRuntime:
         return await run_to_completion(self, request, sink, decide=decide)
 
     # ------------------------------------------------------------------ control plane
-    def cancel(self, id_: str) -> bool:
-        """Cancel the live run with this run id or thread id."""
-        handle = self.active_runs.lookup(id_)
+    @staticmethod
+    def _cancel(handle: RunHandle | None) -> bool:
         if handle is None:
             return False
         handle.cancel()
         return True
+
+    def cancel(self, id_: str) -> bool:
+        """Cancel the live run with this run id or thread id."""
+        return self._cancel(self.active_runs.lookup(id_))
 
     def cancel_by_thread(self, thread_id: str) -> bool:
         """Cancel the live run of a thread."""
-        handle = self.active_runs.by_thread(thread_id)
-        if handle is None:
-            return False
-        handle.cancel()
-        return True
+        return self._cancel(self.active_runs.by_thread(thread_id))
 
     def cancel_by_run_id(self, run_id: str) -> bool:
         """Cancel a live run by id."""
-        handle = self.active_runs.by_run(run_id)
-        if handle is None:
-            return False
-        handle.cancel()
-        return True
+        return self._cancel(self.active_runs.by_run(run_id))
 
     async def cancel_and_wait_by_thread(self, thread_id: str, wait_secs: float = 5.0) -> bool:
         """Cancel the thread's live run and wait (≤ ``wait_secs`` s) until it is released."""

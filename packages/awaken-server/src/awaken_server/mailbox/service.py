@@ -178,24 +178,31 @@ class _Permanent(Exception):
 class Mailbox:
     """Durable run queue + workers over any :class:`MailboxStore`.
 
-    ``Mailbox(runtime, mailbox_store, thread_run_store, consumer_id, MailboxConfig())``; call
-    :meth:`start` (recovery, dispatcher, sweep, GC) and :meth:`stop` (graceful drain).
-    ``runtime`` may be replaced at any time (config API); running jobs keep the runtime they
-    started with.
+    ``Mailbox(runtime, mailbox_store, "consumer-1", MailboxConfig())`` (the book's order); the
+    thread/run store defaults to ``runtime.thread_run_store``. Call :meth:`start` (recovery,
+    dispatcher, sweep, GC) and :meth:`stop` (graceful drain). ``runtime`` may be replaced at any
+    time (config API); running jobs keep the runtime they started with.
     """
 
     def __init__(
         self,
         runtime: Any,
         store: MailboxStore,
-        run_store: ThreadRunStore,
         consumer_id: str | None = None,
         config: MailboxConfig | None = None,
         *,
+        run_store: ThreadRunStore | None = None,
         hubs: EventHubRegistry | None = None,
         metrics: ServerMetrics | None = None,
         default_agent_id: str = "default",
     ) -> None:
+        if run_store is None:
+            run_store = getattr(runtime, "thread_run_store", None)
+        if run_store is None:
+            raise ValueError(
+                "Mailbox needs a ThreadRunStore: pass run_store= or build the runtime "
+                "with with_thread_run_store(store)"
+            )
         self.runtime = runtime
         self.store = store
         self.run_store = run_store
@@ -329,7 +336,9 @@ class Mailbox:
             raise Conflict(THREAD_BUSY)
         target = ReconnectableEventSink(sink)
         hub = self.hubs.open(run_id, thread_id)
-        reservation = hub.reserve()
+        # Hold the native hub's frames for the HTTP response that is about to read them (a
+        # caller with its own sink reads that sink instead, so nothing is reserved).
+        reservation = hub.reserve() if sink is None else None
         task = self._start_job(worker, claimed, target)
         return SubmitHandle(claimed.job_id, run_id, thread_id, hub, task, target, reservation)
 
@@ -502,6 +511,28 @@ class Mailbox:
         self._start_job(worker, jobs[0], ReconnectableEventSink())
         return True
 
+    async def _dispatch_job(self, job: MailboxJob) -> bool:
+        """Claim and start one specific job if its thread's worker here is idle."""
+        if not self._accepting:
+            return False
+        worker = self._worker(job.mailbox_id)
+        if worker.state is not WorkerState.IDLE:
+            return False
+        worker.state = WorkerState.CLAIMING
+        try:
+            claimed = await self.store.claim_job(
+                job.job_id, self.consumer_id, self.config.lease_ms, now_ms()
+            )
+        except Exception:
+            claimed = None
+            _log.warning("claim of job %s failed", job.job_id, exc_info=True)
+        if claimed is None:
+            worker.state = WorkerState.IDLE
+            return False
+        self._count("claim", "ok")
+        self._start_job(worker, claimed, ReconnectableEventSink())
+        return True
+
     def _start_job(
         self, worker: _Worker, job: MailboxJob, target: ReconnectableEventSink
     ) -> asyncio.Task[None]:
@@ -650,16 +681,25 @@ class Mailbox:
             raise _Permanent(f"cannot rebuild the run request: {exc}") from exc
         record = await self.run_store.load_run(run_id)
         continuation = record is not None and record.status is not RunStatus.CREATED
-        if record is not None and record.status is RunStatus.DONE:
-            if record.dispatch_id == job.job_id:
-                return None  # finished before a crash lost the ack
-            # The run this job meant to continue ended meanwhile: start a new one.
-            run_id, continuation = new_id(), False
+        if (
+            record is not None
+            and record.status is RunStatus.WAITING
+            and record.dispatch_id == job.job_id
+            and not extras.decisions
+        ):
+            # This activation already parked the run durably (its process died while waiting
+            # for a human): nothing to redo; the decision arrives as its own job.
+            return None
         persisted = False
         if job.messages:
             ids = {m.id for m in job.messages}
             log = await self.run_store.load_messages(job.mailbox_id) or []
             persisted = ids <= {m.id for m in log}
+        if record is not None and record.status is RunStatus.DONE:
+            if record.dispatch_id == job.job_id or persisted:
+                return None  # its input was already consumed before a crash lost the ack
+            # The run this job meant to continue ended meanwhile: start a new one.
+            run_id, continuation = new_id(), False
         return build_request(
             thread_id=job.mailbox_id,
             run_id=run_id,
@@ -905,6 +945,9 @@ class Mailbox:
             self._count("reclaim", "ok")
             if job.status is MailboxJobStatus.DEAD_LETTER and job.run_id:
                 await self._reconcile_run(job.run_id, TerminationReason.error("dead letter"))
+            elif job.status is MailboxJobStatus.QUEUED:
+                # Re-run at once, even if it still carries a foreground claim guard.
+                await self._dispatch_job(job)
         if reclaimed:
             self._wake.set()
         return len(reclaimed)

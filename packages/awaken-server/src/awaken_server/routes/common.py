@@ -48,5 +48,10 @@ def stream_hub(
     metrics = state.metrics
     metrics.sse_connections.inc()
 
-    frames = hub.stream(after, heartbeat=state.config.heartbeat_interval_secs, reserved=reserved)
+    frames = hub.stream(
+        after,
+        heartbeat=state.config.heartbeat_interval_secs,
+        reserved=reserved,
+        max_batch=state.config.sse_buffer_size,
+    )
     return sse_response(frames, heartbeat_interval=None, on_close=metrics.sse_connections.dec)

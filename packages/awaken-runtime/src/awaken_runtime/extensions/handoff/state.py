@@ -85,10 +85,6 @@ class ActiveAgentKey(StateKey[HandoffState, HandoffAction]):
     SCOPE = KeyScope.THREAD
 
     @classmethod
-    def default(cls) -> HandoffState:
-        return HandoffState()
-
-    @classmethod
     def apply(cls, value: HandoffState, update: HandoffAction) -> HandoffState:
         if isinstance(update, RequestHandoff):
             return HandoffState(value.active_agent, update.agent)

@@ -76,4 +76,5 @@ def build_card(
             EXTENDED_CARD_SCHEME: {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
         }
         card.security_requirements = [{"schemes": {EXTENDED_CARD_SCHEME: {"list": []}}}]
+        card.security = [{EXTENDED_CARD_SCHEME: []}]
     return card

@@ -134,12 +134,12 @@ class A2aError(Exception):
 
     @classmethod
     def extended_card_not_configured(cls) -> A2aError:
-        """400 ``EXTENDED_AGENT_CARD_NOT_CONFIGURED``."""
+        """501 ``UNSUPPORTED_OPERATION``: this server offers no extended card."""
         return cls.reason(
-            400,
-            "FAILED_PRECONDITION",
-            "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-            "extended agent card is not configured on this server",
+            501,
+            "UNIMPLEMENTED",
+            "UNSUPPORTED_OPERATION",
+            "extendedAgentCard is not supported by this server",
         )
 
     @classmethod

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import urlparse
 
 import httpx
@@ -19,6 +18,7 @@ import msgspec
 from awaken_contract.ids import new_id
 
 from awaken_server.protocols.a2a.errors import A2aError, FieldViolation
+from awaken_server.protocols.a2a.tasks import TaskService
 from awaken_server.protocols.a2a.wire import PushNotificationConfig, StreamResponse
 
 __all__ = ["PUSH_KEY", "PushConfigs", "normalize_push_config"]
@@ -58,8 +58,8 @@ class _Stored(msgspec.Struct):
 class PushConfigs:
     """CRUD over the configs of a thread's tasks, plus delivery drivers."""
 
-    def __init__(self, tasks: Any, client: httpx.AsyncClient | None = None) -> None:
-        self.tasks = tasks  # TaskService
+    def __init__(self, tasks: TaskService, client: httpx.AsyncClient | None = None) -> None:
+        self.tasks = tasks
         self._client = client
         self._drivers: dict[tuple[str, str], asyncio.Task[None]] = {}
 
@@ -104,11 +104,15 @@ class PushConfigs:
         await self._save(thread_id, stored)
 
     async def delete(self, thread_id: str, task_id: str, config_id: str) -> None:
-        """Remove a config (404 when absent); its driver stops at its next poll."""
+        """Remove a config (404 when absent) and stop its driver in this process (drivers of
+        other processes stop before their next delivery)."""
         await self.get(thread_id, task_id, config_id)
         stored = await self._load(thread_id)
         stored.tasks[task_id] = [c for c in stored.tasks.get(task_id, []) if c.id != config_id]
         await self._save(thread_id, stored)
+        driver = self._drivers.pop((task_id, config_id), None)
+        if driver is not None:
+            driver.cancel()
 
     # ------------------------------------------------------------------ delivery
     def start_driver(

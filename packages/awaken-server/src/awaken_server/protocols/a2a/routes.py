@@ -9,6 +9,7 @@ the background (they queue behind a thread's active run).
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -547,7 +548,7 @@ async def _extended_card(service: A2aService, request: Request, tenant: str | No
     scheme, _, credentials = header.strip().partition(" ")
     if scheme.lower() != "bearer":
         raise A2aError.unauthenticated("Authorization header must use Bearer authentication")
-    if credentials.strip() != token.strip():
+    if not hmac.compare_digest(credentials.strip().encode(), token.strip().encode()):
         raise A2aError.unauthenticated("invalid bearer token for extendedAgentCard")
     card = build_card(agent, request_origin(request), tenant=tenant is not None, extended_card=True)
     return _json(card)
@@ -591,7 +592,7 @@ async def _dispatch(
     return None
 
 
-def _is_default_shape(segments: list[str], method: str) -> bool:
+def _is_default_shape(segments: list[str]) -> bool:
     n = len(segments)
     head = segments[0] if segments else ""
     if n == 1:
@@ -609,9 +610,9 @@ async def a2a_endpoint(request: Request) -> Response:
     try:
         _check_version(request)
         response: Response | None = None
-        if _is_default_shape(segments, request.method):
+        if _is_default_shape(segments):
             response = await _dispatch(service, request, segments, None)
-        elif len(segments) >= 2 and _is_default_shape(segments[1:], request.method):
+        elif len(segments) >= 2 and _is_default_shape(segments[1:]):
             response = await _dispatch(service, request, segments[1:], segments[0])
         if response is None:
             raise A2aError.not_found(f"unsupported A2A path: /v1/a2a/{tail}")

@@ -234,11 +234,13 @@ class AgentProvider(_Wire):
 
 
 class AgentCapabilities(msgspec.Struct, rename="camel"):
-    """Optional protocol features (always all present)."""
+    """Optional protocol features (always all present). ``stateTransitionHistory`` is the
+    book's field (always false); v1.0 clients ignore it."""
 
     streaming: bool
     push_notifications: bool
     extended_agent_card: bool
+    state_transition_history: bool = False
 
 
 class AgentSkill(_Wire):
@@ -265,6 +267,7 @@ class AgentCard(_Wire):
     documentation_url: str | None = None
     security_schemes: dict[str, Any] | None = None
     security_requirements: list[dict[str, Any]] | None = None
+    security: list[dict[str, list[str]]] | None = None
     default_input_modes: list[str] | None = None
     default_output_modes: list[str] | None = None
     skills: list[AgentSkill] | None = None

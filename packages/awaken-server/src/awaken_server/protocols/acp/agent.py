@@ -59,7 +59,7 @@ from awaken_server.protocols.acp.encoder import (
 )
 from awaken_server.protocols.agent_directory import local_agent_ids
 
-__all__ = ["PERMISSION_OPTIONS", "AwakenAcpAgent", "decision_for"]
+__all__ = ["PERMISSION_OPTIONS", "AwakenAcpAgent", "decision_for", "prompt_blocks"]
 
 AGENT_NAME = "awaken-acp"
 
@@ -119,7 +119,8 @@ def _file_name(uri: str) -> str | None:
     return name or None
 
 
-def _blocks(prompt: list[Any]) -> list[AnyContentBlock]:
+def prompt_blocks(prompt: list[Any]) -> list[AnyContentBlock]:
+    """Message content for ACP prompt blocks (-32602 for unsupported or no content)."""
     blocks: list[AnyContentBlock] = []
     for item in prompt:
         if isinstance(item, TextContentBlock):
@@ -169,7 +170,8 @@ class _PromptSink(EventSink):
             asyncio.get_running_loop().create_future()
         )
 
-    def _settle(self, value: PromptFinished | PromptFailed) -> None:
+    def settle(self, value: PromptFinished | PromptFailed) -> None:
+        """End the prompt turn with ``value`` (the first outcome wins)."""
         if not self.outcome.done():
             self.outcome.set_result(value)
 
@@ -182,7 +184,7 @@ class _PromptSink(EventSink):
                 self.session.permissions.add(task)
                 task.add_done_callback(self.session.permissions.discard)
             else:
-                self._settle(output)
+                self.settle(output)
 
 
 class AwakenAcpAgent:
@@ -218,18 +220,18 @@ class AwakenAcpAgent:
             )
             resume = decision_for(response.outcome)
         except RequestError as exc:
-            sink._settle(PromptFailed(exc.code, str(exc)))
+            sink.settle(PromptFailed(exc.code, str(exc)))
             self._cancel_run(session)
             return
         except Exception as exc:
-            sink._settle(PromptFailed(-32603, f"permission request failed: {exc}"))
+            sink.settle(PromptFailed(-32603, f"permission request failed: {exc}"))
             self._cancel_run(session)
             return
         delivered = bool(
             self.runtime.send_decision(session.thread_id, request.tool_call_id, resume)
         )
         if not delivered:
-            sink._settle(PromptFailed(-32603, "no active run for permission response"))
+            sink.settle(PromptFailed(-32603, "no active run for permission response"))
             self._cancel_run(session)
 
     def _cancel_run(self, session: _Session) -> None:
@@ -286,7 +288,7 @@ class AwakenAcpAgent:
         session = self.sessions.get(session_id)
         if session is None:
             raise RequestError(-32002, f"session not found: {session_id}")
-        message = Message.user_with_content(_blocks(prompt))
+        message = Message.user_with_content(prompt_blocks(prompt))
         request = RunRequest(session.thread_id, [message], agent_id=session.agent_id)
         request.adapter = AdapterKind.ACP
         request.session_id = session_id
@@ -296,11 +298,11 @@ class AwakenAcpAgent:
 
         def finished(task: asyncio.Task[Any]) -> None:
             if task.cancelled():
-                sink._settle(PromptFinished("cancelled"))
+                sink.settle(PromptFinished("cancelled"))
             elif task.exception() is not None:
-                sink._settle(PromptFailed(-32603, str(task.exception())))
+                sink.settle(PromptFailed(-32603, str(task.exception())))
             else:
-                sink._settle(PromptFinished("end_turn"))
+                sink.settle(PromptFinished("end_turn"))
 
         run.add_done_callback(finished)
         outcome = await sink.outcome

@@ -53,7 +53,7 @@ class McpHttp:
 
     def __init__(self, state: AppState) -> None:
         self.manager = StreamableHTTPSessionManager(
-            build_mcp_server(state),
+            build_mcp_server(lambda: state.runtime),
             json_response=False,
             session_idle_timeout=None,
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 
-from awaken_server.app import AppState
 from awaken_server.protocols.mcp_http.agent_tools import agent_tools, call_agent
 
 __all__ = ["SERVER_NAME", "build_mcp_server"]
@@ -24,8 +24,9 @@ def _server_version() -> str:
         return "0.0.0"
 
 
-def build_mcp_server(state: AppState) -> Server[Any]:
-    """An MCP server whose tools are the app's agents (read from the live runtime)."""
+def build_mcp_server(runtime_of: Callable[[], Any]) -> Server[Any]:
+    """An MCP server whose tools are the agents of ``runtime_of()`` (read on every request,
+    so a server whose runtime is swapped by the config API serves the new agents)."""
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -33,7 +34,7 @@ def build_mcp_server(state: AppState) -> Server[Any]:
         return types.ListToolsResult(
             tools=[
                 types.Tool(name=t.name, description=t.description, input_schema=t.input_schema)
-                for t in agent_tools(state.runtime)
+                for t in agent_tools(runtime_of())
             ]
         )
 
@@ -49,7 +50,7 @@ def build_mcp_server(state: AppState) -> Server[Any]:
                     level, text, logger=logger, related_request_id=ctx.request_id
                 )
 
-        result = await call_agent(state.runtime, params.name, params.arguments or {}, log)
+        result = await call_agent(runtime_of(), params.name, params.arguments or {}, log)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)], is_error=result.is_error
         )
