@@ -128,6 +128,11 @@ class ToolInterceptPayload:
     def __hash__(self) -> int:
         return hash((self.tag, repr(self._body())))
 
+    def __repr__(self) -> str:
+        slots: tuple[str, ...] = type(self).__slots__
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in slots)
+        return f"{type(self).__name__}({fields})"
+
 
 class InterceptBlock(ToolInterceptPayload):
     """Fail the call with ``reason``; the run ends ``Blocked``."""
@@ -141,9 +146,6 @@ class InterceptBlock(ToolInterceptPayload):
 
     def _body(self) -> Any:
         return {"reason": self.reason}
-
-    def __repr__(self) -> str:
-        return f"InterceptBlock(reason={self.reason!r})"
 
 
 class InterceptSuspend(ToolInterceptPayload):
@@ -159,9 +161,6 @@ class InterceptSuspend(ToolInterceptPayload):
     def _body(self) -> Any:
         return msgspec.to_builtins(self.ticket)
 
-    def __repr__(self) -> str:
-        return f"InterceptSuspend(ticket={self.ticket!r})"
-
 
 class InterceptSetResult(ToolInterceptPayload):
     """Skip execution and use ``result`` (a pending result counts as a suspension)."""
@@ -175,9 +174,6 @@ class InterceptSetResult(ToolInterceptPayload):
 
     def _body(self) -> Any:
         return msgspec.to_builtins(self.result)
-
-    def __repr__(self) -> str:
-        return f"InterceptSetResult(result={self.result!r})"
 
 
 ToolInterceptPayload.Block = InterceptBlock

@@ -90,14 +90,21 @@ def _enc_hook(value: Any) -> Any:
     raise TypeError(f"cannot encode value of type {type(value).__name__}")
 
 
-def _dec_hook(type_: Any, data: Any) -> Any:
+def _custom_decoder(type_: Any) -> Callable[[Any], Any] | None:
+    """The decoder of a pydantic model or a class with ``from_json_value``, else ``None``."""
     if isinstance(type_, type):
         if issubclass(type_, pydantic.BaseModel):
-            return type_.model_validate(data)
-        from_json = getattr(type_, "from_json_value", None)
-        if from_json is not None:
-            return from_json(data)
-    raise TypeError(f"cannot decode into {type_!r}")
+            return type_.model_validate
+        from_json: Callable[[Any], Any] | None = getattr(type_, "from_json_value", None)
+        return from_json
+    return None
+
+
+def _dec_hook(type_: Any, data: Any) -> Any:
+    decoder = _custom_decoder(type_)
+    if decoder is None:
+        raise TypeError(f"cannot decode into {type_!r}")
+    return decoder(data)
 
 
 def encode_value(value: Any, *, key: str) -> Any:
@@ -123,12 +130,9 @@ def decode_value(data: Any, type_: Any, *, key: str) -> Any:
     if type_ is Any or type_ is object:
         return data
     try:
-        if isinstance(type_, type):
-            if issubclass(type_, pydantic.BaseModel):
-                return type_.model_validate(data)
-            from_json = getattr(type_, "from_json_value", None)
-            if from_json is not None:
-                return from_json(data)
+        decoder = _custom_decoder(type_)
+        if decoder is not None:
+            return decoder(data)
         return msgspec.convert(data, type_, dec_hook=_dec_hook)
     except (msgspec.ValidationError, pydantic.ValidationError, TypeError, ValueError) as exc:
         raise KeyDecode(key, str(exc)) from None
