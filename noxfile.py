@@ -22,6 +22,7 @@ nox.options.sessions = [
     "packaging",
     "tests",
     "conformance",
+    "docs",
     "e2e",
 ]
 nox.options.error_on_missing_interpreters = False
@@ -101,6 +102,12 @@ def conformance(session: nox.Session) -> None:
     if not glob.glob("tests/conformance/test_*.py"):
         session.skip("no conformance tests yet")
     session.run("pytest", "tests/conformance", *session.posargs)
+
+
+@nox.session(python=False)
+def docs(session: nox.Session) -> None:
+    """Run every example marked runnable in README.md and docs/, and examples/*.py."""
+    session.run("pytest", "tests/docs", *session.posargs)
 
 
 @nox.session(python=False)

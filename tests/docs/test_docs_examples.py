@@ -17,6 +17,8 @@ The ``examples/*.py`` scripts run the same way, and the README quickstart must b
 
 from __future__ import annotations
 
+import ast
+import importlib
 import os
 import re
 import subprocess
@@ -196,6 +198,59 @@ def test_parser_follows_the_convention() -> None:
     programs = join_blocks(blocks)
     assert [p.id for p in programs] == ["sample.md#block1+3", "sample.md#block4"]
     assert programs[0].source == "x = 1\n\nassert x == 1\n"
+
+
+def all_python_blocks() -> list[tuple[str, int, str]]:
+    """(page, block number, code) of every python block, marked or not."""
+    found = []
+    for page in doc_pages():
+        rel = page.relative_to(ROOT).as_posix()
+        text = page.read_text(encoding="utf-8")
+        for number, code in enumerate(re.findall(r"^```python\n(.*?)^```", text, re.M | re.S), 1):
+            found.append((rel, number, code))
+    return found
+
+
+def awaken_imports(code: str) -> list[tuple[str, str | None]]:
+    """``(module, name)`` of every ``awaken*`` import in ``code`` (fragments allowed)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # a fragment: parse its import statements alone
+        statements = re.findall(
+            r"^(from [\w.]+ import (?:\([^)]*\)|[^\n]+)|import [^\n]+)", code, re.M
+        )
+        tree = ast.parse("\n".join(statements))
+    imports: list[tuple[str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imports += [(node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            imports += [(alias.name, None) for alias in node.names]
+    return [(module, name) for module, name in imports if module.split(".")[0].startswith("awaken")]
+
+
+def test_imports_are_found_in_fragments() -> None:
+    fragment = (
+        "from awaken.stores import (\n    SqliteStore,\n)\nimport json\nx = (AgentSpec()\n    ...\n"
+    )
+    assert awaken_imports(fragment) == [("awaken.stores", "SqliteStore")]
+
+
+def test_every_documented_import_exists() -> None:
+    missing = []
+    for page, number, code in all_python_blocks():
+        for module_name, name in awaken_imports(code):
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError as exc:
+                missing.append(f"{page}#block{number}: import {module_name}: {exc}")
+                continue
+            if name is not None and name != "*" and not hasattr(module, name):
+                try:
+                    importlib.import_module(f"{module_name}.{name}")
+                except ImportError:
+                    missing.append(f"{page}#block{number}: {module_name} has no {name}")
+    assert missing == []
 
 
 def test_markers_are_well_placed() -> None:

@@ -81,6 +81,10 @@ async def test_run_streams_sse_with_ids_from_zero(live: Any, sse: Any) -> None:
     jobs = (await live.client.get(f"/v1/threads/{thread_id}/mailbox")).json()["items"]
     assert [j["status"] for j in jobs] == ["Accepted"]
 
+    live.state.hubs.purge(older_than_secs=-1)  # replay buffer expired
+    gone = await live.client.get(f"/v1/runs/{run_id}/events")
+    assert gone.status_code == 204
+
 
 async def test_run_continues_an_existing_thread(live: Any, sse: Any) -> None:
     first = await start_run(live, sse)

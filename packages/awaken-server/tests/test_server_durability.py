@@ -259,6 +259,14 @@ def test_cli_version_and_run(tmp_path: Path) -> None:
         [*cmd, "serve", "--store", "ftp://x"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert bad.returncode == 1 and "unsupported store URL scheme" in bad.stderr
+    exposed = subprocess.run(
+        [*cmd, "serve", "--store", "memory://", "--host", "0.0.0.0", "--port", "1"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in env.items() if k != "AWAKEN_ADMIN_API_BEARER_TOKEN"},
+        cwd=tmp_path,
+    )
+    assert exposed.returncode == 1 and "refusing to serve the config API" in exposed.stderr
 
 
 async def test_sigterm_drains_the_running_job_before_exit(tmp_path: Path) -> None:

@@ -195,3 +195,54 @@ async def test_interrupt_supersedes_queued_work(live: Any, sse: Any, until: Any)
     runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
     assert {r["status"] for r in runs} == {"done"}
     assert all(r["termination_reason"] == {"type": "cancelled"} for r in runs)
+
+
+async def test_interrupt_then_queue_replaces_a_waiting_run(live: Any, sse: Any, until: Any) -> None:
+    c = live.client
+    async with c.stream("POST", "/v1/runs", json=_run("approve the deploy")) as r:
+        frames = [f.data for f in await sse.collect(r) if f.data is not None]
+    waiting_id, tid = frames[-1]["run_id"], frames[-1]["thread_id"]
+    assert (await c.get(f"/v1/runs/{waiting_id}")).json()["status"] == "waiting"
+    body = {
+        "mode": "interrupt_then_queue",
+        "messages": [{"role": "user", "content": "weather in Oslo"}],
+    }
+    r = await c.post(f"/v1/threads/{tid}/messages", json=body)
+    assert r.status_code == 202
+
+    async def settled() -> bool:
+        jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
+        return len(jobs) == 2 and all(j["status"] == "Accepted" for j in jobs)
+
+    await until(settled)
+    history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+    assert "sunny in Oslo" in history[-1]["content"][0]["text"]
+    calls = [c_["id"] for m in history for c_ in m.get("tool_calls") or []]
+    results = [m["tool_call_id"] for m in history if m["role"] == "tool"]
+    assert set(calls) <= set(results)  # the abandoned approval left no unpaired call
+
+
+async def test_queue_input_on_a_waiting_run_continues_it_after_a_decision(
+    live: Any, sse: Any, until: Any
+) -> None:
+    c = live.client
+    async with c.stream("POST", "/v1/runs", json=_run("approve the deploy")) as r:
+        frames = [f.data for f in await sse.collect(r) if f.data is not None]
+    run_id, tid = frames[-1]["run_id"], frames[-1]["thread_id"]
+    call_id = next(f["id"] for f in frames if f["event_type"] == "tool_call_done")
+    more = {"messages": [{"role": "user", "content": "weather in Oslo"}]}
+    r = await c.post(f"/v1/runs/{run_id}/inputs", json=more)
+    assert r.status_code == 202 and r.json() == {"status": "inputs_accepted", "run_id": run_id}
+    jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
+    assert sorted(j["status"] for j in jobs) == ["Claimed", "Queued"]  # behind the live run
+    decision = {"toolCallId": call_id, "action": "resume", "payload": {"approved": True}}
+    assert (await c.post(f"/v1/runs/{run_id}/decision", json=decision)).status_code == 202
+
+    async def settled() -> bool:
+        jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
+        return all(j["status"] == "Accepted" for j in jobs)
+
+    await until(settled)
+    history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+    texts = " ".join(b.get("text", "") for m in history for b in m["content"])
+    assert "approved" in texts and "sunny in Oslo" in texts

@@ -11,11 +11,9 @@ from collections.abc import Iterable
 
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 
+from awaken_stores._paging import page
+
 __all__ = ["LocalMailboxQueries"]
-
-
-def _page(jobs: MailboxJobList, limit: int, offset: int) -> MailboxJobList:
-    return jobs[max(offset, 0) :][: max(limit, 0)]
 
 
 class LocalMailboxQueries:
@@ -56,7 +54,7 @@ class LocalMailboxQueries:
             (j for j in (await self._all_jobs()).values() if j.is_terminal),
             key=lambda j: (j.updated_at, j.created_at, j.job_id),
         )
-        return _page(jobs, limit, offset)
+        return page(jobs, offset, limit)
 
     async def count_by_status(self, status: MailboxJobStatus) -> int:
         return sum(1 for j in (await self._all_jobs()).values() if j.status is status)
@@ -74,4 +72,4 @@ class LocalMailboxQueries:
             if statuses is None or j.status in statuses
         ]
         jobs.sort(key=lambda j: (j.priority, j.created_at, j.job_id))
-        return _page(jobs, limit, offset)
+        return page(jobs, offset, limit)

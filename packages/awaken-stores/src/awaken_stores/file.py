@@ -56,6 +56,7 @@ from awaken_contract.ids import new_id, now_ms
 
 from awaken_stores._codec import decode, encode
 from awaken_stores._mailbox_queries import LocalMailboxQueries
+from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
@@ -490,7 +491,7 @@ class FileConfigStore(_FileBacked, ConfigStore):
 
         def scan() -> list[tuple[str, Any]]:
             paths = sorted(_json_files(directory), key=lambda p: p.stem)
-            return [(p.stem, _read_any(p)) for p in paths[max(offset, 0) :][: max(limit, 0)]]
+            return [(p.stem, _read_any(p)) for p in page(paths, offset, limit)]
 
         return await self._db.run(scan)
 

@@ -33,6 +33,7 @@ from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import clone
 from awaken_stores._mailbox_queries import LocalMailboxQueries
+from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 T = TypeVar("T")
@@ -115,9 +116,9 @@ class InMemoryStore(ThreadRunStore):
         return _copy(max(runs, key=lambda r: r.updated_at)) if runs else None
 
     async def list_runs(self, query: RunQuery) -> RunPage:
-        page = query.page(self._runs.values())
+        found = query.page(self._runs.values())
         return RunPage(
-            items=[_copy(r) for r in page.items], total=page.total, has_more=page.has_more
+            items=[_copy(r) for r in found.items], total=found.total, has_more=found.has_more
         )
 
     # ------------------------------------------------------------------ checkpoint
@@ -169,7 +170,7 @@ class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
 
     async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
         docs = self._docs.get(namespace, {})
-        ids = sorted(docs)[max(offset, 0) :][: max(limit, 0)]
+        ids = page(sorted(docs), offset, limit)
         return [(i, _copy(docs[i])) for i in ids]
 
     async def put(self, namespace: str, id: str, value: Any) -> None:
