@@ -212,9 +212,11 @@ async def test_interrupt_then_queue_replaces_a_waiting_run(live: Any, sse: Any, 
 
     async def settled() -> bool:
         jobs = (await c.get(f"/v1/threads/{tid}/mailbox")).json()["items"]
-        return len(jobs) == 2 and all(j["status"] == "Accepted" for j in jobs)
+        return sorted(j["status"] for j in jobs) == ["Accepted", "Superseded"]
 
     await until(settled)
+    old_run = (await c.get(f"/v1/runs/{waiting_id}")).json()
+    assert old_run["status"] == "done" and old_run["termination_reason"] == {"type": "cancelled"}
     history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
     assert "sunny in Oslo" in history[-1]["content"][0]["text"]
     calls = [c_["id"] for m in history for c_ in m.get("tool_calls") or []]

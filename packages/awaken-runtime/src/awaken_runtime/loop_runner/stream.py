@@ -42,13 +42,12 @@ __all__ = ["StreamCollector", "consume_stream"]
 class StreamCollector:
     """Accumulates one inference's stream (survives cancellation with the partial output)."""
 
-    __slots__ = ("_text", "calls", "content", "order", "stop_reason", "usage")
+    __slots__ = ("_text", "calls", "content", "stop_reason", "usage")
 
     def __init__(self) -> None:
         self._text: list[str] = []
         self.content: list[AnyContentBlock] = []
-        self.calls: dict[str, tuple[str, list[str]]] = {}
-        self.order: list[str] = []
+        self.calls: dict[str, tuple[str, list[str]]] = {}  # in declaration order
         self.usage: TokenUsage | None = None
         self.stop_reason: StopReason | None = None
 
@@ -73,8 +72,7 @@ class StreamCollector:
             )
         tool_calls: list[ToolCall] = []
         incomplete = False
-        for call_id in self.order:
-            name, parts = self.calls[call_id]
+        for call_id, (name, parts) in self.calls.items():
             try:
                 arguments = parse_tool_arguments(parts)
             except msgspec.DecodeError:
@@ -109,7 +107,6 @@ async def consume_stream(
                     await emit(ToolCallDelta(id=event.id, args_delta=event.args_delta))
             elif isinstance(event, ToolCallStartChunk):
                 if event.id not in out.calls:
-                    out.order.append(event.id)
                     out.calls[event.id] = (event.name, [])
                 await emit(ToolCallStart(id=event.id, name=event.name))
             elif isinstance(event, ReasoningDeltaChunk):

@@ -47,9 +47,7 @@ from awaken_runtime.loop_runner.params import (
     decisions_message,
     inbox_message,
 )
-from awaken_runtime.phase.engine import PhaseRuntime, PhaseRuntimePlugin
-from awaken_runtime.plugins.loop_state import loop_state_registrations
-from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
+from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
 from awaken_runtime.runtime.active_registry import ActiveRunRegistry, RunHandle
@@ -64,18 +62,6 @@ _ORIGINS = {
     RunRequestOrigin.INTERNAL: RunOrigin.INTERNAL,
 }
 _ACTIVE_AGENT_KEY = "__runtime.active_agent"
-_phase_regs: list[KeyRegistration] | None = None
-
-
-def _phase_runtime_registrations() -> list[KeyRegistration]:
-    """Keys of the phase runtime's internal plugin, computed once per process."""
-    global _phase_regs
-    if _phase_regs is None:
-        plugin = PhaseRuntimePlugin()
-        registrar = RuntimePluginRegistrar(plugin.descriptor().name)
-        plugin.register(registrar)
-        _phase_regs = list(registrar.keys)
-    return _phase_regs
 
 
 class AgentRuntime:
@@ -121,13 +107,8 @@ class AgentRuntime:
         handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
         self.active_runs.register(handle)
         try:
-            state = StateStore()
-            state.register_keys(_phase_runtime_registrations())
-            state.register_keys(loop_state_registrations())
-            phase = PhaseRuntime(state)
-            state.register_keys(agent.env.key_registrations)
-            for plugin in agent.env.plugins:
-                plugin.bind_runtime_context(state, None)
+            phase = new_run_state(agent)
+            state = phase.store
             history: list[Message] = []
             if store is not None:
                 latest = previous if previous is not None else await self._latest_run(request)

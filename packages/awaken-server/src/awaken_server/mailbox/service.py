@@ -15,15 +15,12 @@ import contextlib
 import enum
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from awaken_contract.contract.event import (
-    AgentEvent,
     Error,
     RunFinish,
-    ToolCallDone,
-    ToolCallResumed,
 )
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
@@ -41,7 +38,7 @@ from awaken_contract.contract.storage import (
     RunRequestSnapshot,
     ThreadRunStore,
 )
-from awaken_contract.contract.suspension import ToolCallOutcome, ToolCallResume
+from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.errors import (
     AgentLoopError,
     AgentRuntimeError,
@@ -65,6 +62,7 @@ from awaken_server.mailbox.submission import (
     extras_of,
     extras_to_builtins,
 )
+from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
 from awaken_server.metrics import ServerMetrics
 from awaken_server.runtime_port import (
     runtime_cancel,
@@ -90,14 +88,6 @@ class SubmitStatus(enum.StrEnum):
     QUEUED = "queued"
 
 
-class WorkerState(enum.StrEnum):
-    """State of a thread's worker in this process."""
-
-    IDLE = "idle"
-    CLAIMING = "claiming"
-    RUNNING = "running"
-
-
 @dataclass(slots=True)
 class SubmitResult:
     """Outcome of a background submit."""
@@ -120,55 +110,6 @@ class SubmitHandle:
     sink: ReconnectableEventSink
     reservation: int | None = None
     """Hub reader slot held from the start; pass it to ``hub.stream(reserved=...)``."""
-
-
-@dataclass(slots=True)
-class _Worker:
-    thread_id: str
-    state: WorkerState = WorkerState.IDLE
-    job_id: str | None = None
-    claim_token: str | None = None
-    run_id: str | None = None
-    runtime: Any = None
-    sink: ReconnectableEventSink | None = None
-    task: asyncio.Task[None] | None = None
-    suspended: bool = False
-    lease_lost: bool = False
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-class _JobSink(EventSink):
-    """The sink a job's run writes to: metrics, suspension tracking, hub + reconnectable target."""
-
-    __slots__ = ("error_code", "finished", "hub_sink", "metrics", "target", "worker")
-
-    def __init__(
-        self,
-        worker: _Worker,
-        hub_sink: HubSink,
-        target: ReconnectableEventSink,
-        metrics: ServerMetrics | None,
-    ) -> None:
-        self.worker = worker
-        self.hub_sink = hub_sink
-        self.target = target
-        self.metrics = metrics
-        self.finished = False
-        self.error_code: str | None = None
-
-    async def emit(self, event: AgentEvent) -> None:
-        if isinstance(event, ToolCallDone) and event.outcome is ToolCallOutcome.SUSPENDED:
-            self.worker.suspended = True
-        elif isinstance(event, ToolCallResumed):
-            self.worker.suspended = False
-        elif isinstance(event, RunFinish):
-            self.finished = event.termination.type is not TerminationKind.SUSPENDED
-        elif isinstance(event, Error):
-            self.error_code = event.code
-        if self.metrics is not None:
-            self.metrics.observe_event(event)
-        await self.hub_sink.emit(event)
-        await self.target.emit(event)
 
 
 class _Permanent(Exception):
@@ -211,7 +152,7 @@ class Mailbox:
         self.hubs = hubs or EventHubRegistry()
         self.metrics = metrics
         self.default_agent_id = default_agent_id
-        self._workers: dict[str, _Worker] = {}
+        self._workers: dict[str, ThreadWorker] = {}
         self._run_threads: dict[str, str] = {}
         self._maintenance: list[asyncio.Task[None]] = []
         self._accepting = True
@@ -236,8 +177,9 @@ class Mailbox:
     async def stop(self, drain_secs: float = 30.0) -> None:
         """Stop claiming, wait up to ``drain_secs`` for running jobs, then cancel the rest.
 
-        Cancelled runs end at their next checkpoint boundary; their jobs stay Claimed and are
-        re-run by whichever process reclaims them once the lease expires.
+        Cancelled jobs are released (nacked, available at once) so another process — or this
+        one after a restart — re-runs them from the last checkpoint; runs parked on a human
+        decision are let go right away (their durable state stays ``waiting``).
         """
         self._accepting = False
         for task in self._maintenance:
@@ -259,14 +201,25 @@ class Mailbox:
             if job_id and token:
                 with contextlib.suppress(Exception):
                     await self.store.ack(job_id, token, now_ms())
-        tasks = [w.task for w in self._workers.values() if w.task is not None and not w.task.done()]
-        if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=drain_secs)
+        running = {
+            w.task: (w.job_id, w.claim_token)
+            for w in self._workers.values()
+            if w.task is not None and not w.task.done()
+        }
+        if running:
+            _, pending = await asyncio.wait(running, timeout=drain_secs)
             for task in pending:
                 task.cancel()
             for task in pending:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+                # Release the lease: the job is queued again at once for any other process.
+                job_id, token = running[task]
+                if job_id and token:
+                    with contextlib.suppress(Exception):
+                        await self.store.nack(
+                            job_id, token, now_ms(), "server shut down mid-run", now_ms()
+                        )
         self._started = False
 
     @property
@@ -291,7 +244,7 @@ class Mailbox:
         """Jobs executing in this process."""
         return sum(1 for w in self._workers.values() if w.state is WorkerState.RUNNING)
 
-    def _local_worker(self, id: str) -> _Worker | None:
+    def _local_worker(self, id: str) -> ThreadWorker | None:
         """The running worker addressed by thread id or run id."""
         worker = self._workers.get(id)
         if worker is None and id in self._run_threads:
@@ -481,10 +434,10 @@ class Mailbox:
         return job
 
     # ------------------------------------------------------------------ dispatch
-    def _worker(self, thread_id: str) -> _Worker:
+    def _worker(self, thread_id: str) -> ThreadWorker:
         worker = self._workers.get(thread_id)
         if worker is None:
-            worker = _Worker(thread_id)
+            worker = ThreadWorker(thread_id)
             self._workers[thread_id] = worker
         return worker
 
@@ -534,7 +487,7 @@ class Mailbox:
         return True
 
     def _start_job(
-        self, worker: _Worker, job: MailboxJob, target: ReconnectableEventSink
+        self, worker: ThreadWorker, job: MailboxJob, target: ReconnectableEventSink
     ) -> asyncio.Task[None]:
         worker.state = WorkerState.RUNNING
         worker.job_id = job.job_id
@@ -552,11 +505,11 @@ class Mailbox:
         worker.task = task
         return task
 
-    async def _execute(self, worker: _Worker, job: MailboxJob) -> None:
+    async def _execute(self, worker: ThreadWorker, job: MailboxJob) -> None:
         token = job.claim_token or ""
         run_id = job.run_id or job.job_id
         hub = self.hubs.open(run_id, worker.thread_id)
-        job_sink = _JobSink(
+        job_sink = JobSink(
             worker, HubSink(hub), worker.sink or ReconnectableEventSink(), self.metrics
         )
         renewal = asyncio.create_task(self._renew_lease(worker, job.job_id, token))
@@ -593,7 +546,7 @@ class Mailbox:
             task.add_done_callback(self._background.discard)
 
     async def _run_job(
-        self, worker: _Worker, job: MailboxJob, token: str, run_id: str, sink: _JobSink
+        self, worker: ThreadWorker, job: MailboxJob, token: str, run_id: str, sink: JobSink
     ) -> None:
         current = await self.store.load(job.job_id)
         if current is None or current.status is not MailboxJobStatus.CLAIMED:
@@ -720,7 +673,7 @@ class Mailbox:
         token: str,
         outcome: str,
         error: str,
-        sink: _JobSink,
+        sink: JobSink,
         run_id: str,
         instance_id: str,
     ) -> None:
@@ -774,7 +727,7 @@ class Mailbox:
             # Superseded (interrupt) or the lease was lost: nothing left to settle.
             self._count("ack", "superseded")
 
-    async def _renew_lease(self, worker: _Worker, job_id: str, token: str) -> None:
+    async def _renew_lease(self, worker: ThreadWorker, job_id: str, token: str) -> None:
         interval = self.config.lease_renewal_interval.total_seconds()
         while True:
             await asyncio.sleep(interval)
@@ -968,7 +921,7 @@ class Mailbox:
                 self.metrics.mailbox_depth.set(depth)
         return started
 
-    async def _deliver_queued_decisions(self, worker: _Worker) -> None:
+    async def _deliver_queued_decisions(self, worker: ThreadWorker) -> None:
         """A decision queued durably (e.g. by another process) for a run this process is
         holding live: take the job back and hand the decision to the live run."""
         if not worker.suspended or worker.run_id is None:
@@ -1005,7 +958,9 @@ class Mailbox:
             waiter = asyncio.ensure_future(self._wake.wait())
             store_wait = asyncio.ensure_future(self.store.wait_for_work(poll))
             try:
-                await asyncio.wait({waiter, store_wait}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(
+                    {waiter, store_wait}, timeout=poll * 2, return_when=asyncio.FIRST_COMPLETED
+                )
             finally:
                 waiter.cancel()
                 store_wait.cancel()

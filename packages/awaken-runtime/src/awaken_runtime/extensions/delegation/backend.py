@@ -26,10 +26,8 @@ from awaken_runtime.extensions.delegation.types import (
 )
 from awaken_runtime.loop_runner.loop import run_agent_loop
 from awaken_runtime.loop_runner.params import AgentLoopParams
-from awaken_runtime.phase.engine import PhaseRuntime
-from awaken_runtime.plugins.loop_state import loop_state_registrations
+from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.resolved import AgentResolver
-from awaken_runtime.state.store import StateStore
 
 __all__ = ["AgentBackend", "LocalBackend"]
 
@@ -74,12 +72,7 @@ class LocalBackend(AgentBackend):
         cancellation_token: CancellationToken | None = None,
     ) -> DelegateRunResult:
         agent = self.resolver.resolve(agent_id)
-        store = StateStore()
-        phase = PhaseRuntime(store)
-        store.register_keys(loop_state_registrations())
-        store.register_keys(agent.env.key_registrations)
-        for plugin in agent.env.plugins:
-            plugin.bind_runtime_context(store, None)
+        phase = new_run_state(agent)
         run_id = new_id()
         identity = RunIdentity(
             thread_id=run_id,

@@ -1,0 +1,22 @@
+"""The fresh state of one run of a resolved agent."""
+
+from __future__ import annotations
+
+from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.plugins.loop_state import loop_state_registrations
+from awaken_runtime.registry.resolved import ResolvedAgent
+from awaken_runtime.state.store import StateStore
+
+__all__ = ["new_run_state"]
+
+
+def new_run_state(agent: ResolvedAgent) -> PhaseRuntime:
+    """A new :class:`StateStore` with the phase-runtime, loop and agent keys registered and
+    the agent's plugins bound to it, wrapped in its :class:`PhaseRuntime` (``.store``)."""
+    store = StateStore()
+    phase = PhaseRuntime(store)
+    store.register_keys(loop_state_registrations())
+    store.register_keys(agent.env.key_registrations)
+    for plugin in agent.env.plugins:
+        plugin.bind_runtime_context(store, None)
+    return phase

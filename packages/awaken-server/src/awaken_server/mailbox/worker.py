@@ -1,0 +1,84 @@
+"""Per-thread worker state of the mailbox service and the sink a job's run writes to."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from awaken_contract.contract.event import (
+    AgentEvent,
+    Error,
+    RunFinish,
+    ToolCallDone,
+    ToolCallResumed,
+)
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.lifecycle import TerminationKind
+from awaken_contract.contract.suspension import ToolCallOutcome
+
+from awaken_server.mailbox.sink import ReconnectableEventSink
+from awaken_server.metrics import ServerMetrics
+from awaken_server.sse import HubSink
+
+__all__ = ["JobSink", "ThreadWorker", "WorkerState"]
+
+
+class WorkerState(enum.StrEnum):
+    """State of a thread's worker in this process."""
+
+    IDLE = "idle"
+    CLAIMING = "claiming"
+    RUNNING = "running"
+
+
+@dataclass(slots=True)
+class ThreadWorker:
+    """What this process is doing for one thread (Idle → Claiming → Running → Idle)."""
+
+    thread_id: str
+    state: WorkerState = WorkerState.IDLE
+    job_id: str | None = None
+    claim_token: str | None = None
+    run_id: str | None = None
+    runtime: Any = None
+    sink: ReconnectableEventSink | None = None
+    task: asyncio.Task[None] | None = None
+    suspended: bool = False
+    lease_lost: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class JobSink(EventSink):
+    """The sink a job's run writes to: metrics, suspension tracking, hub + reconnectable target."""
+
+    __slots__ = ("error_code", "finished", "hub_sink", "metrics", "target", "worker")
+
+    def __init__(
+        self,
+        worker: ThreadWorker,
+        hub_sink: HubSink,
+        target: ReconnectableEventSink,
+        metrics: ServerMetrics | None,
+    ) -> None:
+        self.worker = worker
+        self.hub_sink = hub_sink
+        self.target = target
+        self.metrics = metrics
+        self.finished = False
+        self.error_code: str | None = None
+
+    async def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolCallDone) and event.outcome is ToolCallOutcome.SUSPENDED:
+            self.worker.suspended = True
+        elif isinstance(event, ToolCallResumed):
+            self.worker.suspended = False
+        elif isinstance(event, RunFinish):
+            self.finished = event.termination.type is not TerminationKind.SUSPENDED
+        elif isinstance(event, Error):
+            self.error_code = event.code
+        if self.metrics is not None:
+            self.metrics.observe_event(event)
+        await self.hub_sink.emit(event)
+        await self.target.emit(event)
