@@ -60,9 +60,12 @@ def make_config(**overrides: Any) -> ServerConfig:
     return ServerConfig(**base)
 
 
-async def start_server(store: Any = None, config: ServerConfig | None = None) -> LiveServer:
-    """Serve the demo agent ``assistant`` over ``store`` on 127.0.0.1:<free port>."""
-    setup = default_system_config({})
+async def start_server(
+    store: Any = None, config: ServerConfig | None = None, setup: Any = None
+) -> LiveServer:
+    """Serve ``setup`` (default: the demo agent ``assistant``) over ``store`` on
+    127.0.0.1:<free port>."""
+    setup = setup if setup is not None else default_system_config({})
     store = store if store is not None else InMemoryStore()
     app, state = await prepare_app(setup, store, config or make_config())
     server = uvicorn.Server(
@@ -86,8 +89,10 @@ ServerFactory = Callable[..., Awaitable[LiveServer]]
 async def make_server() -> AsyncIterator[ServerFactory]:
     servers: list[LiveServer] = []
 
-    async def factory(store: Any = None, config: ServerConfig | None = None) -> LiveServer:
-        live = await start_server(store, config)
+    async def factory(
+        store: Any = None, config: ServerConfig | None = None, setup: Any = None
+    ) -> LiveServer:
+        live = await start_server(store, config, setup)
         servers.append(live)
         return live
 

@@ -159,3 +159,55 @@ async def test_foreground_run_on_a_thread_held_elsewhere_is_409(
     r = await live.client.post("/v1/runs", json=body)
     assert r.status_code == 409
     assert r.json() == {"error": "thread has an active run; cannot claim inline"}
+
+
+async def test_shutdown_releases_unfinished_jobs_for_another_process(
+    make_server: Any, server_config: Any, tmp_path: Any, until: Any
+) -> None:
+    db = tmp_path / "release.db"
+    first = await make_server(SqliteStore(db), server_config(shutdown={"timeout_secs": 0}))
+    tid = (await first.client.post("/v1/threads", json={})).json()["id"]
+    await _submit(first, tid, "wait 2")
+
+    async def claimed() -> bool:
+        return [j["status"] for j in await _jobs(first, tid)] == ["Claimed"]
+
+    await until(claimed)
+    await first.stop()  # no drain time: the run is cancelled and its job released
+    second = await make_server(SqliteStore(db), server_config())
+    jobs = await _jobs(second, tid)
+    assert jobs[0]["attempt_count"] == 1 and jobs[0]["last_error"] == "server shut down mid-run"
+
+    async def accepted() -> bool:
+        return [j["status"] for j in await _jobs(second, tid)] == ["Accepted"]
+
+    await until(accepted)
+    runs = (await second.client.get(f"/v1/threads/{tid}/runs")).json()["items"]
+    assert [r["termination_reason"] for r in runs] == [{"type": "natural_end"}]
+
+
+async def test_cancel_reaches_a_run_executing_in_another_process(
+    make_server: Any, server_config: Any, tmp_path: Any, until: Any
+) -> None:
+    db = tmp_path / "cancel.db"
+    holder = await make_server(SqliteStore(db), server_config())
+    other = await make_server(SqliteStore(db), server_config())
+    tid = (await holder.client.post("/v1/threads", json={})).json()["id"]
+    await _submit(holder, tid, "wait 30")
+
+    async def claimed() -> bool:
+        return [j["status"] for j in await _jobs(other, tid)] == ["Claimed"]
+
+    await until(claimed)
+    run_id = (await _jobs(other, tid))[0]["run_id"]
+    r = await other.client.post(f"/v1/runs/{run_id}/cancel")
+    assert r.status_code == 202
+
+    async def stopped() -> bool:
+        run = (await other.client.get(f"/v1/runs/{run_id}")).json()
+        return run["status"] == "done"
+
+    await until(stopped)
+    run = (await other.client.get(f"/v1/runs/{run_id}")).json()
+    assert run["termination_reason"] == {"type": "cancelled"}
+    assert [j["status"] for j in await _jobs(other, tid)] == ["Superseded"]

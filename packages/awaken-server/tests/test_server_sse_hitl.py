@@ -248,3 +248,58 @@ async def test_queue_input_on_a_waiting_run_continues_it_after_a_decision(
     history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
     texts = " ".join(b.get("text", "") for m in history for b in m["content"])
     assert "approved" in texts and "sunny in Oslo" in texts
+
+
+PERMISSION_CONFIG = """
+providers:
+  - {id: demo, adapter: demo}
+models:
+  - {id: demo, provider: demo, model: demo-scripted}
+agents:
+  - id: guarded
+    model: demo
+    plugin_ids: [permission]
+    sections:
+      permission:
+        default_behavior: ask
+        rules:
+          - {tool: word_count, behavior: allow}
+"""
+
+
+async def test_permission_plugin_from_a_config_file_asks_over_http(
+    make_server: Any, server_config: Any, sse: Any, tmp_path: Any
+) -> None:
+    from awaken_server.bootstrap import setup_from_file
+
+    path = tmp_path / "awaken.yaml"
+    path.write_text(PERMISSION_CONFIG)
+    live = await make_server(setup=setup_from_file(path))
+    c = live.client
+    allowed = {"agentId": "guarded", "messages": [{"role": "user", "content": "count me"}]}
+    async with c.stream("POST", "/v1/runs", json=allowed) as r:
+        frames = [f.data for f in await sse.collect(r) if f.data]
+    assert frames[-1]["termination"] == {"type": "natural_end"}
+
+    asked = {"agentId": "guarded", "messages": [{"role": "user", "content": "weather in Rome"}]}
+    async with c.stream("POST", "/v1/runs", json=asked) as r:
+        first = [f for f in await sse.collect(r) if f.data]
+    assert first[-1].data["termination"] == {"type": "suspended"}
+    run_id = first[-1].data["run_id"]
+    run = (await c.get(f"/v1/runs/{run_id}")).json()
+    assert run["waiting"]["reason"] == "tool_permission"
+    ticket = run["waiting"]["tickets"][0]
+    assert ticket["ticket_id"] == f"perm_{ticket['tool_call_id']}"
+
+    decision = {
+        "toolCallId": ticket["ticket_id"],
+        "action": "resume",
+        "payload": {"approved": True},
+    }
+    assert (await c.post(f"/v1/runs/{run_id}/decision", json=decision)).status_code == 202
+    headers = {"Last-Event-ID": str(first[-1].id)}
+    async with c.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
+        resumed = [f.data for f in await sse.collect(r) if f.data]
+    assert resumed[-1]["termination"] == {"type": "natural_end"}
+    history = (await c.get(f"/v1/threads/{run['thread_id']}/messages")).json()["messages"]
+    assert "sunny in Rome" in history[-1]["content"][0]["text"]

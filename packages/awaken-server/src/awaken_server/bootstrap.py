@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "ServeSetup",
     "build_runtime",
+    "builtin_plugins",
     "default_system_config",
     "load_serve_file",
     "open_store",
@@ -187,6 +188,19 @@ def _default_agent(model: str) -> AgentSpec:
     return AgentSpec(DEFAULT_AGENT_ID).with_model(model).with_system_prompt(DEFAULT_SYSTEM_PROMPT)
 
 
+def builtin_plugins() -> dict[str, Any]:
+    """Extension plugins an agent of ``awaken serve`` can name in ``plugin_ids`` (those whose
+    package is installed): ``permission`` (tool permissions with human approval, configured by
+    the agent's ``sections.permission``)."""
+    plugins: dict[str, Any] = {}
+    try:
+        from awaken_ext_permission import PERMISSION_PLUGIN_ID, PermissionPlugin
+    except ImportError:
+        return plugins
+    plugins[PERMISSION_PLUGIN_ID] = PermissionPlugin()
+    return plugins
+
+
 def _builder_class() -> Any:
     from awaken_runtime import AgentRuntimeBuilder
 
@@ -205,7 +219,8 @@ def build_runtime(
     """An ``AgentRuntime`` for ``system`` persisting to ``store``.
 
     Providers come from ``executors`` (by provider id) or are built from their ``ProviderSpec``
-    with :class:`GenaiExecutor`.
+    with :class:`GenaiExecutor`. The :func:`builtin_plugins` and ``plugins`` are registered so
+    agents can enable them with ``plugin_ids``.
     """
     from awaken_runtime.engine import GenaiExecutor
 
@@ -222,8 +237,11 @@ def build_runtime(
         builder = builder.with_agent_spec(agent)
     for tool_id, tool in (tools or {}).items():
         builder = builder.with_tool(tool_id, tool)
+    available = builtin_plugins()
     for plugin in plugins or []:
-        builder = builder.with_plugin(plugin.descriptor().name, plugin)
+        available[plugin.descriptor().name] = plugin
+    for plugin_id, plugin in available.items():
+        builder = builder.with_plugin(plugin_id, plugin)
     builder = builder.with_thread_run_store(store)
     return builder.build()
 

@@ -163,10 +163,13 @@ class DemoWaitTool(Tool):
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
         seconds = float(args["seconds"])
-        if ctx.cancellation_token is not None:
+        token = ctx.cancellation_token
+        if token is not None:
             try:
-                await ctx.cancellation_token.race(asyncio.sleep(seconds))
+                await token.race(asyncio.sleep(seconds))
             except asyncio.CancelledError:
+                if not token.is_cancelled:
+                    raise  # the task itself is being cancelled (e.g. shutdown)
                 return ToolResult.error("demo_wait", "cancelled")
         else:
             await asyncio.sleep(seconds)

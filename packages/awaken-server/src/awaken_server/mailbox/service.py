@@ -268,24 +268,23 @@ class Mailbox:
         released = await self._interrupt_and_wait(thread_id)
         if not released:
             raise Conflict(THREAD_BUSY)
-        run_id, agent_id = await self._prepare_run(thread_id, submission, background=False)
-        now = now_ms()
-        job = self._new_job(thread_id, run_id, agent_id, submission, background=False, now=now)
-        job.available_at = now + self.config.inline_claim_guard_ms
-        stored = await self.store.enqueue(job)
-        claimed = await self.store.claim_job(
-            stored.job_id, self.consumer_id, self.config.lease_ms, now_ms()
-        )
+        worker = await self._reserve_worker(thread_id)
+        try:
+            run_id, agent_id = await self._prepare_run(thread_id, submission, background=False)
+            now = now_ms()
+            job = self._new_job(thread_id, run_id, agent_id, submission, background=False, now=now)
+            job.available_at = now + self.config.inline_claim_guard_ms
+            stored = await self.store.enqueue(job)
+            claimed = await self.store.claim_job(
+                stored.job_id, self.consumer_id, self.config.lease_ms, now_ms()
+            )
+        except BaseException:
+            worker.state = WorkerState.IDLE
+            raise
         if claimed is None:
+            worker.state = WorkerState.IDLE
             await self.store.cancel(stored.job_id, now_ms())
             await self._reconcile_run(run_id, TerminationReason.cancelled())
-            raise Conflict(THREAD_BUSY)
-        worker = self._worker(thread_id)
-        if worker.state is not WorkerState.IDLE:
-            # Another coroutine of this process claimed the thread meanwhile.
-            await self.store.supersede_claimed(
-                claimed.job_id, claimed.claim_token or "", now_ms(), THREAD_BUSY
-            )
             raise Conflict(THREAD_BUSY)
         target = ReconnectableEventSink(sink)
         hub = self.hubs.open(run_id, thread_id)
@@ -294,6 +293,18 @@ class Mailbox:
         reservation = hub.reserve() if sink is None else None
         task = self._start_job(worker, claimed, target)
         return SubmitHandle(claimed.job_id, run_id, thread_id, hub, task, target, reservation)
+
+    async def _reserve_worker(self, thread_id: str) -> ThreadWorker:
+        """Take this process's worker of the thread for an inline claim (state Claiming);
+        a concurrent claim attempt is waited out briefly, a running job is a conflict."""
+        worker = self._worker(thread_id)
+        deadline = time.monotonic() + self.config.cancel_wait.total_seconds()
+        while worker.state is WorkerState.CLAIMING and time.monotonic() < deadline:  # noqa: ASYNC110 - a claim takes one store round trip
+            await asyncio.sleep(0.005)
+        if worker.state is not WorkerState.IDLE:
+            raise Conflict(THREAD_BUSY)
+        worker.state = WorkerState.CLAIMING
+        return worker
 
     async def submit_background(self, submission: RunSubmission) -> SubmitResult:
         """Background submit: enqueue behind the thread's active work (no interrupt)."""
@@ -568,7 +579,12 @@ class Mailbox:
         if request is None:  # the run already finished before a crash lost the ack
             await self._ack(job, token)
             return
-        await self.store.record_job_start(job.job_id, token, instance_id, now_ms())
+        try:
+            await self.store.record_job_start(job.job_id, token, instance_id, now_ms())
+        except VersionConflict:
+            # Interrupted (or the lease lost) between the checks above and now: superseded.
+            await self._reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
+            return
         _log.info(
             "job start job_id=%s run_id=%s thread_id=%s consumer=%s attempt=%d",
             job.job_id,
@@ -768,13 +784,16 @@ class Mailbox:
             )
         worker = self._workers.get(thread_id)
         deadline = time.monotonic() + self.config.cancel_wait.total_seconds()
-        if worker is not None and worker.state is not WorkerState.IDLE:
-            if worker.state is WorkerState.RUNNING and worker.run_id:
-                await runtime_cancel(worker.runtime, worker.run_id)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(worker.done.wait(), self.config.cancel_wait.total_seconds())
-            if self.worker_state(thread_id) is not WorkerState.IDLE:
+        if worker is not None and worker.state is WorkerState.RUNNING and worker.run_id:
+            await runtime_cancel(worker.runtime, worker.run_id)
+        while worker is not None and worker.state is not WorkerState.IDLE:
+            if time.monotonic() >= deadline:
                 return False
+            if worker.done.is_set():  # between jobs (claiming the next one)
+                await asyncio.sleep(0.01)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(worker.done.wait(), 0.05)
         active = result.active_job
         while active is not None:
             current = await self.store.load(active.job_id)
@@ -811,14 +830,15 @@ class Mailbox:
         worker = self._local_worker(run.thread_id)
         if worker is not None and worker.run_id == run.run_id:
             return await runtime_cancel(worker.runtime, run.run_id)
+        held = await self.store.list(run.thread_id, [MailboxJobStatus.CLAIMED], 1, 0)
+        if held and held[0].run_id == run.run_id:
+            # Executing in another process: superseding its job makes that worker's next lease
+            # renewal fail, which cancels the run there.
+            await self.interrupt(run.thread_id)
+            return True
         if run.status is RunStatus.WAITING:
             # Parked with no live process: cancelling ends it (book).
             await self._reconcile_run(run.run_id, TerminationReason.cancelled())
-            return True
-        if run.status is RunStatus.RUNNING:
-            # Running in another process: superseding its job makes that worker's next lease
-            # renewal fail, which cancels the run there.
-            await self.interrupt(run.thread_id)
             return True
         return False
 
