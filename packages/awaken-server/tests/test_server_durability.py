@@ -240,6 +240,20 @@ async def test_fresh_serve_without_config_or_key_runs_the_demo_on_sqlite(tmp_pat
         assert "[offline demo model]" in "".join(lines)
         assert (tmp_path / ".awaken" / "awaken.db").exists()
         assert "offline demo model" in server.log()
+        # the protocol adapters are mounted by `awaken serve`, not only by tests
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as c:
+            card = await c.get("/.well-known/agent-card.json")
+            assert card.status_code == 200 and card.json()["name"]
+            chat = {
+                "messages": [
+                    {"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}
+                ]
+            }
+            async with c.stream("POST", "/v1/ai-sdk/chat", json=chat) as r:
+                assert r.status_code == 200
+                assert r.headers["x-vercel-ai-ui-message-stream"] == "v1"
+                frames = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+            assert any('"type":"finish"' in frame for frame in frames)
     finally:
         server.stop()
 

@@ -24,6 +24,7 @@ from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import ConfigLoadError
 
 from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.protocols import protocol_routes
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
 
@@ -73,7 +74,7 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     else:
         runtime = factory(setup.system)
     state = AppState.build(runtime, store, config=server, config_manager=manager)
-    return create_app(state), state
+    return create_app(state, extra_routes=protocol_routes()), state
 
 
 async def serve(
