@@ -17,9 +17,12 @@ from awaken_contract.contract.event import (
 )
 from awaken_contract.contract.identity import RunIdentity, RunOrigin
 from awaken_contract.contract.inference import TokenUsage
-from awaken_contract.contract.lifecycle import TerminationReason
+from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus
 from awaken_contract.contract.message import Message, Role, ToolCall, Visibility
+from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.tool import ToolResult, ToolStatus
+from awaken_contract.state import PersistedState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +114,59 @@ def test_termination_round_trip(reason: TerminationReason) -> None:
 @given(results)
 def test_tool_result_round_trip(result: ToolResult) -> None:
     assert decode_json(encode_json(result), ToolResult) == result
+
+
+# --------------------------------------------------------------------------- storage records
+
+timestamps = st.integers(0, 2**41)
+run_records = st.builds(
+    RunRecord,
+    run_id=ids,
+    thread_id=ids,
+    agent_id=ids,
+    parent_run_id=st.none() | ids,
+    status=st.sampled_from(RunStatus),
+    termination_reason=st.none() | terminations,
+    final_output=st.none() | st.text(max_size=20),
+    created_at=timestamps,
+    updated_at=timestamps,
+    steps=small_int,
+    input_tokens=small_int,
+    output_tokens=small_int,
+    state=st.none()
+    | st.builds(
+        PersistedState,
+        revision=small_int,
+        extensions=st.dictionaries(st.text(max_size=8), json_value, max_size=3),
+    ),
+)
+mailbox_jobs = st.builds(
+    MailboxJob,
+    job_id=ids,
+    mailbox_id=ids,
+    agent_id=st.text(max_size=8),
+    messages=st.lists(messages, max_size=2),
+    priority=st.integers(0, 255),
+    dedupe_key=st.none() | ids,
+    generation=small_int,
+    status=st.sampled_from(MailboxJobStatus),
+    attempt_count=st.integers(0, 10),
+    last_error=st.none() | st.text(max_size=10),
+    claim_token=st.none() | ids,
+    lease_until=st.none() | timestamps,
+    termination=st.none() | terminations,
+    created_at=timestamps,
+    updated_at=timestamps,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(run_records)
+def test_run_record_round_trip(record: RunRecord) -> None:
+    assert decode_json(encode_json(record), RunRecord) == record
+
+
+@settings(max_examples=100, deadline=None)
+@given(mailbox_jobs)
+def test_mailbox_job_round_trip(job: MailboxJob) -> None:
+    assert decode_json(encode_json(job), MailboxJob) == job
