@@ -90,6 +90,7 @@ _RUN_PLAIN_COLUMNS = [
     "steps",
     "input_tokens",
     "output_tokens",
+    "cost",
 ]
 _RUN_COLUMNS = _RUN_PLAIN_COLUMNS + list(_RUN_JSON_COLUMNS)
 _RUN_STATUSES = {s.value for s in RunStatus}
@@ -140,6 +141,8 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
                 " generation BIGINT NOT NULL DEFAULT 0)",
             ],
         ),
+        # 2: cumulative inference cost of a run (ModelSpec pricing).
+        (2, [f"ALTER TABLE {p}_runs ADD COLUMN IF NOT EXISTS cost DOUBLE PRECISION"]),
     ]
 
 

@@ -342,6 +342,7 @@ class RunRecord(msgspec.Struct, omit_defaults=True, kw_only=True):
     steps: int = msgspec.field(default_factory=_zero)
     input_tokens: int = msgspec.field(default_factory=_zero)
     output_tokens: int = msgspec.field(default_factory=_zero)
+    cost: float | None = None
     state: PersistedState | None = msgspec.field(default_factory=_none)
 
     def waiting_reason(self) -> WaitingReason | None:

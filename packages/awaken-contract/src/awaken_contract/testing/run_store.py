@@ -83,6 +83,7 @@ def _full_run() -> RunRecord:
         steps=3,
         input_tokens=1234,
         output_tokens=5678,
+        cost=0.0125,
         state=PersistedState(revision=7, extensions={"counter": 3, "memo": {"a": [1, "b"]}}),
     )
 

@@ -50,6 +50,7 @@ class RunRecordInputs:
 
     __slots__ = (
         "base_steps",
+        "cost",
         "identity",
         "input_message_count",
         "input_tokens",
@@ -77,6 +78,7 @@ class RunRecordInputs:
         self.base_steps = base_steps
         self.input_tokens = 0
         self.output_tokens = 0
+        self.cost: float | None = None
 
 
 def _waiting(lifecycle: RunLifecycleState, calls: ToolCallStatesMap | None) -> RunWaitingState:
@@ -205,5 +207,6 @@ def build_run_record(
         steps=steps,
         input_tokens=inputs.input_tokens,
         output_tokens=inputs.output_tokens,
+        cost=inputs.cost,
         state=state,
     )

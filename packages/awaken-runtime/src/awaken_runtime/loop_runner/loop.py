@@ -433,12 +433,12 @@ class _LoopRun:
             result, cancelled = await self._continue_truncated(request, result)
         duration_ms = int((time.perf_counter() - started) * 1000)
         model = self.agent.model
+        cost = model.cost(result.usage) if model is not None else None
+        if cost is not None:
+            self.record.cost = (self.record.cost or 0.0) + cost
         await self.emit(
             InferenceComplete(
-                model=upstream_model,
-                duration_ms=duration_ms,
-                usage=result.usage,
-                cost=model.cost(result.usage) if model is not None else None,
+                model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
             )
         )
         if cancelled or self.canceller.is_cancelled:
