@@ -230,10 +230,13 @@ async def test_manual_reconnect_replaces_the_process(
 
 
 async def test_request_timeout(make_stdio_config: Factory) -> None:
-    manager = await McpToolRegistryManager.connect([make_stdio_config(timeout_secs=1)])
+    # ``timeout_secs`` also bounds the handshake, and starting the demo server (a Python
+    # process importing the MCP SDK) takes well over a second on a loaded machine.
+    manager = await McpToolRegistryManager.connect([make_stdio_config(timeout_secs=5)])
     try:
-        with pytest.raises(ExecutionFailed, match="timeout: Request timed out after 1s"):
-            await call(manager, "mcp__local__sleepy", {"seconds": 5})
+        assert manager.connect_errors() == {}
+        with pytest.raises(ExecutionFailed, match="timeout: Request timed out after 5s"):
+            await call(manager, "mcp__local__sleepy", {"seconds": 120})
         assert manager.server_health("local").consecutive_failures == 1
         assert (await call(manager, "mcp__local__echo", {"text": "still"})).data == "still"
         assert manager.server_health("local").consecutive_failures == 0

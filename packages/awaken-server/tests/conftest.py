@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,23 @@ class LiveServer:
         self.server.should_exit = True
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.task, 30)
+
+
+class EmbeddedServer(uvicorn.Server):
+    """uvicorn that leaves the process's signal handlers alone.
+
+    ``uvicorn.Server.serve`` swaps SIGINT/SIGTERM for its own ``handle_exit`` and puts the
+    previous handler back when it returns, which only nests: two servers of one test stopped
+    in start order leave the first one's (already exited) handler installed for the rest of
+    the process. ``sse_starlette`` — the SSE writer of the MCP SDK — finds "the" uvicorn server
+    through that handler and closes every SSE stream as soon as it reads ``should_exit``,
+    so every later MCP/SSE test would get its streams closed before the first event.
+    Servers embedded in a test process are stopped by the test, never by a signal.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 def fast_mailbox() -> MailboxConfig:
@@ -68,7 +85,7 @@ async def start_server(
     setup = setup if setup is not None else default_system_config({})
     store = store if store is not None else InMemoryStore()
     app, state = await prepare_app(setup, store, config or make_config())
-    server = uvicorn.Server(
+    server = EmbeddedServer(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     )
     task = asyncio.create_task(server.serve())

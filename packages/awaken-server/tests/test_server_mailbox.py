@@ -3,12 +3,19 @@ decisions that reach a run held live by another server process (two apps, one SQ
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from typing import Any
 
+from awaken_contract.contract.mailbox import MailboxInterrupt, MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord
+from awaken_contract.contract.tool import ToolCallContext, ToolResult
 from awaken_contract.errors import StorageIoError
+from awaken_server.bootstrap import default_system_config
+from awaken_server.demo import DemoWaitTool
 from awaken_stores import InMemoryStore, SqliteStore
+from awaken_stores.memory import InMemoryMailboxStore
 
 
 class FlakyStore(InMemoryStore):
@@ -23,6 +30,36 @@ class FlakyStore(InMemoryStore):
             self.failures -= 1
             raise StorageIoError("database is restarting")
         await super().checkpoint(thread_id, messages, run)
+
+
+class SlowSettlingMailbox(InMemoryMailboxStore):
+    """Acks wait for ``release``; ``interrupt`` fails while ``interrupt_fails`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.acking = asyncio.Event()
+        self.release = asyncio.Event()
+        self.interrupted = asyncio.Event()
+        self.interrupt_fails = False
+
+    async def ack(self, job_id: str, claim_token: str, now: int) -> MailboxJob:
+        self.acking.set()
+        await self.release.wait()
+        return await super().ack(job_id, claim_token, now)
+
+    async def interrupt(self, mailbox_id: str, now: int) -> MailboxInterrupt:
+        self.interrupted.set()
+        if self.interrupt_fails:
+            raise StorageIoError("interrupt unavailable")
+        return await super().interrupt(mailbox_id, now)
+
+
+class EndlessWait(DemoWaitTool):
+    """``demo_wait`` that only ends when its run is cancelled."""
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        await asyncio.Event().wait()
+        return await super().execute(args, ctx)
 
 
 async def _submit(live: Any, tid: str, text: str) -> None:
@@ -165,7 +202,11 @@ async def test_shutdown_releases_unfinished_jobs_for_another_process(
     make_server: Any, server_config: Any, tmp_path: Any, until: Any
 ) -> None:
     db = tmp_path / "release.db"
-    first = await make_server(SqliteStore(db), server_config(shutdown={"timeout_secs": 0}))
+    # The first process cannot finish the job however slowly the machine runs: its wait tool
+    # ends only when the shutdown cancels the run. The second one runs the real tool.
+    setup = default_system_config({})
+    stalled = dataclasses.replace(setup, tools={**setup.tools, "demo_wait": EndlessWait()})
+    first = await make_server(SqliteStore(db), server_config(shutdown={"timeout_secs": 0}), stalled)
     tid = (await first.client.post("/v1/threads", json={})).json()["id"]
     await _submit(first, tid, "wait 2")
 
@@ -211,3 +252,34 @@ async def test_cancel_reaches_a_run_executing_in_another_process(
     run = (await other.client.get(f"/v1/runs/{run_id}")).json()
     assert run["termination_reason"] == {"type": "cancelled"}
     assert [j["status"] for j in await _jobs(other, tid)] == ["Superseded"]
+
+
+async def test_foreground_run_waits_for_the_previous_job_to_settle(
+    make_server: Any, sse: Any
+) -> None:
+    # The previous run has finished (its runtime handle is released) but its worker is still
+    # acking the job when the next message arrives, and the store's interrupt is down: the
+    # submit waits for the worker instead of answering 409.
+    store = InMemoryStore()
+    mailbox = SlowSettlingMailbox()
+    store.mailbox = mailbox
+    live = await make_server(store)
+    body: dict[str, Any] = {"agentId": "assistant", "messages": [{"role": "user", "content": "hi"}]}
+    async with live.client.stream("POST", "/v1/runs", json=body) as r:
+        first = [f.data for f in await sse.collect(r) if f.data]
+    assert first[-1]["termination"] == {"type": "natural_end"}
+    await mailbox.acking.wait()
+    mailbox.interrupt_fails = True
+    mailbox.interrupted.clear()
+
+    async def follow_up() -> tuple[int, list[Any]]:
+        again = {**body, "threadId": first[-1]["thread_id"]}
+        async with live.client.stream("POST", "/v1/runs", json=again) as response:
+            return response.status_code, [f.data for f in await sse.collect(response) if f.data]
+
+    pending = asyncio.create_task(follow_up())
+    await mailbox.interrupted.wait()
+    mailbox.release.set()
+    status, frames = await pending
+    assert status == 200
+    assert frames[-1]["termination"] == {"type": "natural_end"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import subprocess
 import sys
@@ -100,3 +101,24 @@ async def test_two_processes_share_one_file(tmp_path: Path) -> None:
             assert messages is not None and messages[0].text() == "39"
         page = await store.list_runs(RunQuery(status=RunStatus.RUNNING))
         assert page.total == 80
+
+
+async def test_a_cancelled_mailbox_operation_leaves_the_connection_usable(tmp_path: Path) -> None:
+    # The mailbox's lease renewal is cancelled whenever a job ends, at whatever point its
+    # extend_lease transaction has reached; the connection must not keep a transaction open.
+    async with SqliteStore(tmp_path / "awaken.db") as store:
+        mailbox = store.mailbox
+        job = await mailbox.enqueue(make_job("t"))
+        [claimed] = await mailbox.claim("t", "worker", 60_000, 1_000, 1)
+        token = claimed.claim_token or ""
+        for steps in range(40):
+            renewal = asyncio.create_task(mailbox.extend_lease(job.job_id, token, 60_000, 2_000))
+            for _ in range(steps % 8):
+                await asyncio.sleep(0)
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewal
+            assert await mailbox.extend_lease(job.job_id, token, 60_000, 2_000)
+        await store.checkpoint("t", [Message.user("still writable")], make_run("r-1"))
+        acked = await mailbox.ack(job.job_id, token, 3_000)
+    assert acked.status.value == "Accepted"

@@ -117,6 +117,13 @@ def _translate(exc: BaseException, timeout: float) -> McpCallFailure:
     return McpCallFailure(McpFailureKind.TRANSPORT, f"mcp transport error: {text}")
 
 
+def _discard_outcome(ready: asyncio.Future[None]) -> None:
+    """Mark the abandoned handshake's outcome as seen (closing it sets "connection cancelled",
+    which nobody awaits any more)."""
+    if ready.done() and not ready.cancelled():
+        ready.exception()
+
+
 def _drain_stderr(fd: int, server: str, tail: collections.deque[str]) -> None:
     """Log a stdio server's stderr lines at debug level until EOF, keeping the last ones."""
     with open(fd, encoding="utf-8", errors="replace") as stream:
@@ -181,11 +188,13 @@ class McpConnection:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
         except TimeoutError:
             await self.close()
+            _discard_outcome(ready)
             raise McpCallFailure(
                 McpFailureKind.TIMEOUT, f"timeout: handshake timed out after {timeout:g}s"
             ) from None
         except asyncio.CancelledError:
             await self.close()
+            _discard_outcome(ready)
             raise
         except BaseException as exc:
             await self.close()

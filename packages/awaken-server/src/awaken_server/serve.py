@@ -24,9 +24,9 @@ from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import ConfigLoadError
 
 from awaken_server.app import AppState, ServerConfig, create_app
-from awaken_server.protocols import protocol_routes
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.protocols import protocol_routes
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 

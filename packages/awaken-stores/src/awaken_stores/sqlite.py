@@ -180,6 +180,11 @@ def _write(fn: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connectio
     return transaction
 
 
+def _rollback_if_open(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
 def _one(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any | None:
     row = conn.execute(sql, params).fetchone()
     return None if row is None else row[0]
@@ -536,7 +541,15 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
             return int(generation or 0), rows
 
         async with self._db.lock:
-            generation, rows = await self._db.run_locked(load)
+            try:
+                generation, rows = await self._db.run_locked(load)
+            except BaseException:
+                # Cancelled while ``load`` was queued or running on the connection's thread: it
+                # still runs to the end and would leave its transaction open (every later
+                # ``BEGIN`` on this connection would fail). The rollback is queued behind it
+                # before the lock is released, even if this task is cancelled again.
+                await self._db.run_locked(_rollback_if_open)
+                raise
             try:
                 txn = MailboxTxn(mailbox_id, generation, [decode(r[0], MailboxJob) for r in rows])
                 yield txn

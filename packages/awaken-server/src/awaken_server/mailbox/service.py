@@ -775,15 +775,16 @@ class Mailbox:
 
     async def _interrupt_and_wait(self, thread_id: str) -> bool:
         """Interrupt the thread and wait (bounded) until no job of it is Claimed."""
+        deadline = time.monotonic() + self.config.cancel_wait.total_seconds()
+        active: MailboxJob | None = None
         try:
-            result = await self.interrupt(thread_id)
+            active = (await self.interrupt(thread_id)).active_job
         except Exception:
             _log.warning("store interrupt failed; cancelling the thread's run", exc_info=True)
-            return await runtime_cancel_and_wait(self.runtime, thread_id) or (
-                self._local_worker(thread_id) is None
-            )
+            await runtime_cancel_and_wait(self.runtime, thread_id)
+        # The run may be released by the runtime while this process's worker still settles its
+        # job (result, ack): the thread is free only once the worker is idle.
         worker = self._workers.get(thread_id)
-        deadline = time.monotonic() + self.config.cancel_wait.total_seconds()
         if worker is not None and worker.state is WorkerState.RUNNING and worker.run_id:
             await runtime_cancel(worker.runtime, worker.run_id)
         while worker is not None and worker.state is not WorkerState.IDLE:
@@ -794,7 +795,6 @@ class Mailbox:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(worker.done.wait(), 0.05)
-        active = result.active_job
         while active is not None:
             current = await self.store.load(active.job_id)
             if current is None or current.status is not MailboxJobStatus.CLAIMED:
