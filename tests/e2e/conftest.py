@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 from awaken_contract.contract.content import ContentBlock
@@ -113,13 +114,21 @@ def _free_port() -> int:
         return port
 
 
-class LiveServer:
-    """uvicorn serving the Awaken app (native + AI SDK + AG-UI routes) in a background thread."""
+AppFactory = Callable[[SqliteStore], Any]
+"""Builds the ASGI app on the server's own event loop, given the server's SQLite store."""
 
-    def __init__(self, db_path: Path) -> None:
+
+class ThreadedServer:
+    """uvicorn on a free loopback port in a background thread, serving ``make_app(store)``.
+
+    The SQLite store at ``db_path`` is opened on the server's loop and closed when it stops.
+    """
+
+    def __init__(self, db_path: Path, make_app: AppFactory) -> None:
         self.db_path = db_path
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
+        self._make_app = make_app
         self._server: uvicorn.Server | None = None
         self._thread = threading.Thread(target=self._run, name="awaken-e2e-server", daemon=True)
         self._ready = threading.Event()
@@ -134,23 +143,7 @@ class LiveServer:
 
     async def _serve(self) -> None:
         store = SqliteStore(self.db_path)
-        runtime = (
-            AgentRuntimeBuilder()
-            .with_agent_spec(
-                AgentSpec(AGENT_ID)
-                .with_model("m")
-                .with_system_prompt("Be helpful.")
-                .with_max_rounds(5)
-            )
-            .with_tool("get_weather", WeatherTool())
-            .with_tool("deploy", DeployTool())
-            .with_provider("scripted", ScriptedModel())
-            .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
-            .with_thread_run_store(store)
-            .build()
-        )
-        state = AppState.build(runtime, store, config=ServerConfig(default_agent_id=AGENT_ID))
-        app = create_app(state, extra_routes=protocol_routes())
+        app = self._make_app(store)
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         self._server = uvicorn.Server(config)
         server = self._server
@@ -164,11 +157,12 @@ class LiveServer:
         await server.serve()
         await store.close()
 
-    def start(self) -> LiveServer:
+    def start(self) -> ThreadedServer:
         self._thread.start()
-        self._ready.wait(30)
+        ready = self._ready.wait(30)
         if self._error is not None:
             raise RuntimeError("the e2e server failed to start") from self._error
+        assert ready, "server did not start"
         return self
 
     def stop(self) -> None:
@@ -177,14 +171,46 @@ class LiveServer:
         self._thread.join(30)
 
 
+ServeApp = Callable[[Path, AppFactory], ThreadedServer]
+
+
 @pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A running server with a fresh SQLite database."""
-    server = LiveServer(tmp_path_factory.mktemp("awaken-e2e") / "awaken.db").start()
-    try:
-        yield server
-    finally:
+def serve_app() -> Iterator[ServeApp]:
+    """Start ``ThreadedServer``s for this module; all are stopped (newest first) after it."""
+    started: list[ThreadedServer] = []
+
+    def serve(db_path: Path, make_app: AppFactory) -> ThreadedServer:
+        server = ThreadedServer(db_path, make_app).start()
+        started.append(server)
+        return server
+
+    yield serve
+    for server in reversed(started):
         server.stop()
+
+
+def _awaken_app(store: SqliteStore) -> Any:
+    """The Awaken app (native + AI SDK + AG-UI routes) with the weather/deploy tools."""
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(
+            AgentSpec(AGENT_ID).with_model("m").with_system_prompt("Be helpful.").with_max_rounds(5)
+        )
+        .with_tool("get_weather", WeatherTool())
+        .with_tool("deploy", DeployTool())
+        .with_provider("scripted", ScriptedModel())
+        .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+        .with_thread_run_store(store)
+        .build()
+    )
+    state = AppState.build(runtime, store, config=ServerConfig(default_agent_id=AGENT_ID))
+    return create_app(state, extra_routes=protocol_routes())
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory, serve_app: ServeApp) -> ThreadedServer:
+    """A running server with a fresh SQLite database."""
+    return serve_app(tmp_path_factory.mktemp("awaken-e2e") / "awaken.db", _awaken_app)
 
 
 @pytest.fixture(scope="session")
@@ -222,3 +248,17 @@ def run_node(node_harness: Path) -> Callable[..., dict[str, Any]]:
         return report
 
     return run
+
+
+def _sse_data(response: httpx.Response) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[len("data: ") :])
+        for line in response.text.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+@pytest.fixture(scope="session")
+def sse_data() -> Callable[[httpx.Response], list[dict[str, Any]]]:
+    """The JSON payload of every ``data:`` line of a finished SSE response, in order."""
+    return _sse_data

@@ -9,15 +9,11 @@ server through ``A2aBackend``.
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from a2a.client import ClientConfig, ClientFactory
 from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import a2a_pb2 as pb
@@ -87,61 +83,24 @@ def _call(name: str, args: dict[str, Any]) -> StreamResult:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def _a2a_app(agents: list[AgentSpec]) -> Callable[[SqliteStore], Any]:
+    """An app factory: the given agents, the slow tool and the A2A routes."""
 
-
-class Server:
-    """uvicorn in a thread serving an Awaken app with the A2A routes."""
-
-    def __init__(self, db: Path, agents: list[AgentSpec]) -> None:
-        self.db = db
-        self.agents = agents
-        self.port = _free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._ready = threading.Event()
-        self._server: uvicorn.Server | None = None
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
-
-    async def _serve(self) -> None:
-        store = SqliteStore(self.db)
-        builder = (
+    def make_app(store: SqliteStore) -> Any:
+        runtime = (
             AgentRuntimeBuilder()
-            .with_agent_specs(self.agents)
+            .with_agent_specs(agents)
             .with_tool("slow", SlowTool())
             .with_provider("scripted", Scripted())
             .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
             .with_thread_run_store(store)
+            .build()
         )
-        runtime = builder.build()
         config = ServerConfig(a2a_extended_card_bearer_token=EXTENDED_TOKEN)
         state = AppState.build(runtime, store, config=config)
-        app = create_app(state, extra_routes=a2a_routes())
-        self._server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        )
-        original = self._server.startup
+        return create_app(state, extra_routes=a2a_routes())
 
-        async def startup(sockets: Any = None) -> None:
-            await original(sockets)
-            self._ready.set()
-
-        self._server.startup = startup  # type: ignore[method-assign]
-        await self._server.serve()
-        await store.close()
-
-    def start(self) -> Server:
-        self._thread.start()
-        assert self._ready.wait(30), "server did not start"
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        self._thread.join(30)
+    return make_app
 
 
 def _agent(agent_id: str) -> AgentSpec:
@@ -149,14 +108,13 @@ def _agent(agent_id: str) -> AgentSpec:
 
 
 @pytest.fixture(scope="module")
-def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    server = Server(tmp_path_factory.mktemp("a2a-remote") / "a.db", [_agent("researcher")])
-    yield server.start()
-    server.stop()
+def remote(tmp_path_factory: pytest.TempPathFactory, serve_app: Any) -> Any:
+    db = tmp_path_factory.mktemp("a2a-remote") / "a.db"
+    return serve_app(db, _a2a_app([_agent("researcher")]))
 
 
 @pytest.fixture(scope="module")
-def local(tmp_path_factory: pytest.TempPathFactory, remote: Server) -> Iterator[Server]:
+def local(tmp_path_factory: pytest.TempPathFactory, serve_app: Any, remote: Any) -> Any:
     endpoint = RemoteEndpoint.a2a(f"{remote.base_url}/v1/a2a", target="researcher").model_copy(
         update={"options": {"poll_interval_ms": 50}, "timeout_ms": 30_000}
     )
@@ -165,9 +123,7 @@ def local(tmp_path_factory: pytest.TempPathFactory, remote: Server) -> Iterator[
         _agent("orchestrator").with_delegate("remote_researcher"),
         AgentSpec("remote_researcher").with_endpoint(endpoint),
     ]
-    server = Server(tmp_path_factory.mktemp("a2a-local") / "b.db", agents)
-    yield server.start()
-    server.stop()
+    return serve_app(tmp_path_factory.mktemp("a2a-local") / "b.db", _a2a_app(agents))
 
 
 async def _client(base_url: str, *, streaming: bool = False) -> Any:
@@ -201,7 +157,7 @@ async def _poll(client: Any, task_id: str, *, until: set[int]) -> pb.Task:
     raise AssertionError(f"task {task_id} never reached {until}: {task.status.state}")
 
 
-async def test_card_is_fetched_and_parsed(local: Server) -> None:
+async def test_card_is_fetched_and_parsed(local: Any) -> None:
     client, card = await _client(local.base_url)
     assert card.name == "default"
     [interface] = card.supported_interfaces
@@ -213,7 +169,7 @@ async def test_card_is_fetched_and_parsed(local: Server) -> None:
     await client.close()
 
 
-async def test_blocking_send_completes_with_artifact(local: Server) -> None:
+async def test_blocking_send_completes_with_artifact(local: Any) -> None:
     client, _ = await _client(local.base_url)
     task = await _send(client, _user("hello"))
     assert task.status.state == pb.TASK_STATE_COMPLETED
@@ -224,7 +180,7 @@ async def test_blocking_send_completes_with_artifact(local: Server) -> None:
     await client.close()
 
 
-async def test_non_blocking_send_then_poll(local: Server) -> None:
+async def test_non_blocking_send_then_poll(local: Any) -> None:
     client, _ = await _client(local.base_url)
     context = new_id()
     task = await _send(client, _user("first", context_id=context), immediately=True)
@@ -241,7 +197,7 @@ async def test_non_blocking_send_then_poll(local: Server) -> None:
     await client.close()
 
 
-async def test_streaming_send_reports_status_updates(local: Server) -> None:
+async def test_streaming_send_reports_status_updates(local: Any) -> None:
     client, _ = await _client(local.base_url, streaming=True)
     request = pb.SendMessageRequest(message=_user("streamed"))
     frames = [r async for r in client.send_message(request)]
@@ -253,7 +209,7 @@ async def test_streaming_send_reports_status_updates(local: Server) -> None:
     await client.close()
 
 
-async def test_cancel_a_running_task_while_subscribed(local: Server) -> None:
+async def test_cancel_a_running_task_while_subscribed(local: Any) -> None:
     client, _ = await _client(local.base_url)
     watcher, _ = await _client(local.base_url, streaming=True)
     task = await _send(client, _user("please be slow"), immediately=True)
@@ -287,7 +243,7 @@ async def test_cancel_a_running_task_while_subscribed(local: Server) -> None:
     await watcher.close()
 
 
-async def test_unknown_task_is_task_not_found(local: Server) -> None:
+async def test_unknown_task_is_task_not_found(local: Any) -> None:
     from a2a.utils.errors import TaskNotFoundError
 
     client, _ = await _client(local.base_url)
@@ -296,7 +252,7 @@ async def test_unknown_task_is_task_not_found(local: Server) -> None:
     await client.close()
 
 
-async def test_local_agent_delegates_to_remote_server(local: Server, remote: Server) -> None:
+async def test_local_agent_delegates_to_remote_server(local: Any, remote: Any) -> None:
     async with httpx.AsyncClient(base_url=local.base_url, timeout=60) as http:
         body = {
             "message": {

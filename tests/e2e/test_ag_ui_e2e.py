@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -83,34 +82,26 @@ def test_http_agent_permission_approval(report: dict[str, Any]) -> None:
     assert results[0]["content"] == '{"deployed":true}'
 
 
-def _events(response: httpx.Response) -> list[dict[str, Any]]:
-    return [
-        json.loads(line[len("data: ") :])
-        for line in response.text.splitlines()
-        if line.startswith("data: ")
-    ]
-
-
-def test_thread_and_agent_scoped_routes(live_server: Any) -> None:
+def test_thread_and_agent_scoped_routes(live_server: Any, sse_data: Any) -> None:
     message = {"id": "s1", "role": "user", "content": "Weather in Tokyo?"}
     with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
         scoped = client.post(
             "/v1/ag-ui/threads/ag-ui-scoped/runs", json={"threadId": "other", "messages": [message]}
         )
         assert scoped.status_code == 200
-        events = _events(scoped)
+        events = sse_data(scoped)
         assert events[0]["type"] == "RUN_STARTED" and events[0]["threadId"] == "ag-ui-scoped"
         assert events[-1]["type"] == "RUN_FINISHED"
         ghost = client.post("/v1/ag-ui/agents/ghost/runs", json={"messages": [message]})
-        [error] = _events(ghost)
+        [error] = sse_data(ghost)
         assert error["type"] == "RUN_ERROR" and "ghost" in error["message"]
 
 
-def test_interrupt_releases_a_parked_run(live_server: Any) -> None:
+def test_interrupt_releases_a_parked_run(live_server: Any, sse_data: Any) -> None:
     message = {"id": "i1", "role": "user", "content": "please deploy"}
     with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
         parked = client.post("/v1/ag-ui/threads/ag-ui-int/runs", json={"messages": [message]})
-        outcome = _events(parked)[-1]["outcome"]
+        outcome = sse_data(parked)[-1]["outcome"]
         assert outcome["type"] == "interrupt"
         response = client.post("/v1/ag-ui/threads/ag-ui-int/interrupt")
         assert response.status_code == 202

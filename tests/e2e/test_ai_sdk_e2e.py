@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -90,15 +89,7 @@ def test_tool_denial_round_trip(live_server: Any, run_node: Callable[..., dict[s
     assert denied["state"] == "output-denied"
 
 
-def _parts(response: httpx.Response) -> list[dict[str, Any]]:
-    return [
-        json.loads(line[len("data: ") :])
-        for line in response.text.splitlines()
-        if line.startswith("data: ")
-    ]
-
-
-def test_agent_preview_runs_a_draft_without_persisting(live_server: Any) -> None:
+def test_agent_preview_runs_a_draft_without_persisting(live_server: Any, sse_data: Any) -> None:
     with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
         body = {
             "agent": {"id": "", "model_id": "m", "system_prompt": "Be brief"},
@@ -112,7 +103,7 @@ def test_agent_preview_runs_a_draft_without_persisting(live_server: Any) -> None
         response = client.post("/v1/ai-sdk/agent-previews/runs", json=body)
         assert response.status_code == 200
         assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
-        parts = _parts(response)
+        parts = sse_data(response)
         assert parts[-1] == {"type": "finish", "finishReason": "stop"}
         outputs = [p for p in parts if p["type"] == "tool-output-available"]
         assert outputs[0]["output"] == {"forecast": "sunny in Tokyo"}
@@ -137,7 +128,7 @@ def test_agent_preview_runs_a_draft_without_persisting(live_server: Any) -> None
         assert empty.json() == {"error": "no preview messages or interaction responses"}
 
 
-def test_stream_resume_replays_after_last_event_id(live_server: Any) -> None:
+def test_stream_resume_replays_after_last_event_id(live_server: Any, sse_data: Any) -> None:
     with httpx.Client(base_url=live_server.base_url, timeout=30) as client:
         body = {
             "threadId": "ai-sdk-resume",
@@ -148,7 +139,7 @@ def test_stream_resume_replays_after_last_event_id(live_server: Any) -> None:
         first = client.post("/v1/ai-sdk/threads/ai-sdk-resume/runs", json=body)
         ids = [int(line[4:]) for line in first.text.splitlines() if line.startswith("id: ")]
         assert ids == list(range(len(ids)))
-        assert _parts(first)[-1] == {"type": "finish", "finishReason": "tool-calls"}
+        assert sse_data(first)[-1] == {"type": "finish", "finishReason": "tool-calls"}
         # the parked run waits live for its decision: its buffer can be resumed
         resumed = client.get(
             "/v1/ai-sdk/threads/ai-sdk-resume/stream", headers={"Last-Event-ID": str(ids[2])}

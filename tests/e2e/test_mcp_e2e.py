@@ -7,17 +7,12 @@ tools, pings and calls a tool (receiving the run's logging notifications).
 
 from __future__ import annotations
 
-import asyncio
-import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import mcp_types as types
 import pytest
-import uvicorn
 from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import StopReason, StreamResult
@@ -67,79 +62,37 @@ class Scripted(LlmExecutor):
         return "scripted"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class McpServer:
-    """uvicorn in a thread serving the app with the MCP route."""
-
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1/mcp"
-        self._ready = threading.Event()
-        self._server: uvicorn.Server | None = None
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
-
-    async def _serve(self) -> None:
-        store = SqliteStore(self.db)
-        runtime = (
-            AgentRuntimeBuilder()
-            .with_agent_spec(
-                AgentSpec("researcher").with_model("m").with_system_prompt(LONG_PROMPT)
-            )
-            .with_agent_spec(AgentSpec("writer").with_model("m"))
-            .with_tool("get_weather", Weather())
-            .with_provider("scripted", Scripted())
-            .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
-            .with_thread_run_store(store)
-            .build()
-        )
-        state = AppState.build(runtime, store, config=ServerConfig())
-        app = create_app(state, extra_routes=mcp_routes())
-        self._server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        )
-        original = self._server.startup
-
-        async def startup(sockets: Any = None) -> None:
-            await original(sockets)
-            self._ready.set()
-
-        self._server.startup = startup  # type: ignore[method-assign]
-        await self._server.serve()
-        await store.close()
-
-    def start(self) -> McpServer:
-        self._thread.start()
-        assert self._ready.wait(30), "server did not start"
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        self._thread.join(30)
+def _mcp_app(store: SqliteStore) -> Any:
+    """The app with the MCP route: two agents (one with a long prompt) and ``get_weather``."""
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("researcher").with_model("m").with_system_prompt(LONG_PROMPT))
+        .with_agent_spec(AgentSpec("writer").with_model("m"))
+        .with_tool("get_weather", Weather())
+        .with_provider("scripted", Scripted())
+        .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+        .with_thread_run_store(store)
+        .build()
+    )
+    state = AppState.build(runtime, store, config=ServerConfig())
+    return create_app(state, extra_routes=mcp_routes())
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    live = McpServer(tmp_path_factory.mktemp("mcp") / "mcp.db")
-    yield live.start()
-    live.stop()
+def mcp_url(tmp_path_factory: pytest.TempPathFactory, serve_app: Any) -> str:
+    """The MCP endpoint of a live server with a fresh SQLite database."""
+    server = serve_app(tmp_path_factory.mktemp("mcp") / "mcp.db", _mcp_app)
+    return f"{server.base_url}/v1/mcp"
 
 
-async def test_official_client_initialises_lists_and_calls(server: McpServer) -> None:
+async def test_official_client_initialises_lists_and_calls(mcp_url: str) -> None:
     logs: list[types.LoggingMessageNotificationParams] = []
 
     async def on_log(params: types.LoggingMessageNotificationParams) -> None:
         logs.append(params)
 
     async with (
-        streamable_http_client(server.url) as (read, write),
+        streamable_http_client(mcp_url) as (read, write),
         ClientSession(read, write, logging_callback=on_log) as session,
     ):
         init = await session.initialize()
@@ -173,7 +126,7 @@ async def test_official_client_initialises_lists_and_calls(server: McpServer) ->
     assert data[-1] == "completed"
 
 
-async def test_session_header_and_origin_check(server: McpServer) -> None:
+async def test_session_header_and_origin_check(mcp_url: str) -> None:
     init = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -186,25 +139,25 @@ async def test_session_header_and_origin_check(server: McpServer) -> None:
     }
     headers = {"Accept": "application/json, text/event-stream"}
     async with httpx.AsyncClient(timeout=30) as http:
-        response = await http.post(server.url, json=init, headers=headers)
+        response = await http.post(mcp_url, json=init, headers=headers)
         assert response.status_code == 200
         session_id = response.headers.get("mcp-session-id")
         assert session_id
         forbidden = await http.post(
-            server.url, json=init, headers={**headers, "Origin": "https://evil.example"}
+            mcp_url, json=init, headers={**headers, "Origin": "https://evil.example"}
         )
         assert forbidden.status_code == 403
         assert forbidden.json()["error"]["code"] == -32600
         local = {**headers, "Origin": "http://localhost:5173"}
-        assert (await http.post(server.url, json=init, headers=local)).status_code == 200
+        assert (await http.post(mcp_url, json=init, headers=local)).status_code == 200
         unknown = await http.post(
-            server.url,
+            mcp_url,
             json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
             headers={**headers, "mcp-session-id": "nope", "mcp-protocol-version": "2025-11-25"},
         )
         assert unknown.status_code == 404
         closed = await http.delete(
-            server.url, headers={"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+            mcp_url, headers={"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
         )
         assert closed.status_code in (200, 204)
 

@@ -32,9 +32,7 @@ class LiveServer:
     task: asyncio.Task[None]
 
     async def stop(self) -> None:
-        self.server.should_exit = True
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.task, 30)
+        await stop_asgi(self.server, self.task)
 
 
 class EmbeddedServer(uvicorn.Server):
@@ -52,6 +50,50 @@ class EmbeddedServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+async def serve_asgi(app: Any, **options: Any) -> tuple[uvicorn.Server, asyncio.Task[None], str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1:<free port>: the server, its task, its base URL.
+
+    ``options`` are extra ``uvicorn.Config`` arguments.
+    """
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options)
+    server = EmbeddedServer(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    return server, task, f"http://127.0.0.1:{port}"
+
+
+async def stop_asgi(server: uvicorn.Server, task: asyncio.Task[None]) -> None:
+    """Ask a server started by :func:`serve_asgi` to exit and wait (up to 30 s) for it."""
+    server.should_exit = True
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(task, 30)
+
+
+ServeAsgi = Callable[[Any], Awaitable[str]]
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator[ServeAsgi]:
+    """``await serve(app)``: the base URL of ``app`` on a free loopback port.
+
+    Every app served is stopped (newest first) when the test ends.
+    """
+    started: list[tuple[uvicorn.Server, asyncio.Task[None]]] = []
+
+    async def serve_app(app: Any) -> str:
+        server, task, url = await serve_asgi(app)
+        started.append((server, task))
+        return url
+
+    yield serve_app
+    for server, task in reversed(started):
+        await stop_asgi(server, task)
 
 
 def fast_mailbox() -> MailboxConfig:
@@ -85,16 +127,7 @@ async def start_server(
     setup = setup if setup is not None else default_system_config({})
     store = store if store is not None else InMemoryStore()
     app, state = await prepare_app(setup, store, config or make_config())
-    server = EmbeddedServer(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
+    server, task, url = await serve_asgi(app, lifespan="on")
     client = httpx.AsyncClient(base_url=url, timeout=30)
     return LiveServer(url, state, client, server, task)
 

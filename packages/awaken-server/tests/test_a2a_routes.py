@@ -5,7 +5,6 @@ in-memory store, mailbox). The demo model is scripted: ``approve …`` suspends 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -13,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from awaken_contract.registry_spec import AgentSpec
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import build_runtime, default_system_config
@@ -36,24 +34,7 @@ class Live:
     url: str
 
 
-async def _serve(app: Any) -> tuple[uvicorn.Server, asyncio.Task[None], str]:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return server, task, f"http://127.0.0.1:{port}"
-
-
-async def _stop(server: uvicorn.Server, task: asyncio.Task[None]) -> None:
-    server.should_exit = True
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(task, 30)
-
-
-async def _start(token: str | None) -> tuple[Live, uvicorn.Server, asyncio.Task[None]]:
+async def _start(serve: Any, token: str | None) -> Live:
     setup = default_system_config({})
     store = InMemoryStore()
     other = AgentSpec("other").with_model(DEMO_MODEL_ID)
@@ -66,24 +47,22 @@ async def _start(token: str | None) -> tuple[Live, uvicorn.Server, asyncio.Task[
         mailbox=MailboxConfig(poll_interval=0.2, sweep_interval=0.3),
     )
     state = AppState.build(runtime, store, config=config)
-    server, task, url = await _serve(create_app(state, extra_routes=a2a_routes()))
-    return Live(httpx.AsyncClient(base_url=url, timeout=30), state, url), server, task
+    url = await serve(create_app(state, extra_routes=a2a_routes()))
+    return Live(httpx.AsyncClient(base_url=url, timeout=30), state, url)
 
 
 @pytest.fixture
-async def live() -> AsyncIterator[Live]:
-    served, server, task = await _start(TOKEN)
+async def live(serve: Any) -> AsyncIterator[Live]:
+    served = await _start(serve, TOKEN)
     yield served
     await served.client.aclose()
-    await _stop(server, task)
 
 
 @pytest.fixture
-async def plain() -> AsyncIterator[Live]:
-    served, server, task = await _start(None)
+async def plain(serve: Any) -> AsyncIterator[Live]:
+    served = await _start(serve, None)
     yield served
     await served.client.aclose()
-    await _stop(server, task)
 
 
 def _message(text: str | None = "hello", **extra: Any) -> dict[str, Any]:
@@ -378,68 +357,62 @@ async def test_subscribe_to_a_running_task(live: Live) -> None:
 
 
 # ---------------------------------------------------------------------- push notifications
-async def test_push_config_crud_and_delivery(live: Live) -> None:
+async def test_push_config_crud_and_delivery(live: Live, serve: Any) -> None:
     received: list[tuple[dict[str, Any], dict[str, str]]] = []
 
     async def sink(request: Request) -> Response:
         received.append((json.loads(await request.body()), dict(request.headers)))
         return Response(status_code=204)
 
-    receiver, receiver_task, receiver_url = await _serve(
-        Starlette(routes=[Route("/hook", sink, methods=["POST"])])
+    receiver_url = await serve(Starlette(routes=[Route("/hook", sink, methods=["POST"])]))
+    body = {**_message("approve it"), "configuration": {"returnImmediately": True}}
+    task = (await live.client.post("/v1/a2a/message:send", json=body)).json()["task"]
+    base = f"/v1/a2a/tasks/{task['id']}/pushNotificationConfigs"
+    bad = await live.client.post(base, json={"url": "ftp://nope"})
+    assert bad.json()["error"]["details"][0]["fieldViolations"][0]["field"] == (
+        "pushNotificationConfig.url"
     )
-    try:
-        body = {**_message("approve it"), "configuration": {"returnImmediately": True}}
-        task = (await live.client.post("/v1/a2a/message:send", json=body)).json()["task"]
-        base = f"/v1/a2a/tasks/{task['id']}/pushNotificationConfigs"
-        bad = await live.client.post(base, json={"url": "ftp://nope"})
-        assert bad.json()["error"]["details"][0]["fieldViolations"][0]["field"] == (
-            "pushNotificationConfig.url"
-        )
-        config = {
-            "url": f"{receiver_url}/hook",
-            "token": "tok",
-            "authentication": {"scheme": "Bearer", "credentials": "cred"},
-        }
-        created = (await live.client.post(base, json=config)).json()
-        assert created["taskId"] == task["id"] and created["id"]
-        listed = (await live.client.get(base)).json()
-        assert [c["id"] for c in listed["configs"]] == [created["id"]]
-        assert listed["nextPageToken"] == ""
-        fetched = await live.client.get(f"{base}/{created['id']}")
-        assert fetched.json()["url"] == config["url"]
-        await _until_state(live, task["id"], {"TASK_STATE_AUTH_REQUIRED"})
-        for _ in range(200):
-            if any(
-                f.get("statusUpdate", {}).get("status", {}).get("state")
-                == "TASK_STATE_AUTH_REQUIRED"
-                for f, _ in received
-            ):
-                break
-            await asyncio.sleep(0.05)
-        frame, headers = received[-1]
-        assert frame["statusUpdate"]["taskId"] == task["id"]
-        assert headers["x-a2a-notification-token"] == "tok"
-        assert headers["authorization"] == "Bearer cred"
-        inline = {
-            **_message("count me", messageId="m-push"),
-            "configuration": {"taskPushNotificationConfig": {"url": f"{receiver_url}/hook"}},
-        }
-        pushed = (await live.client.post("/v1/a2a/message:send", json=inline)).json()["task"]
-        assert pushed["status"]["state"] == "TASK_STATE_COMPLETED"
-        for _ in range(200):
-            states = [
-                f["statusUpdate"]["status"]["state"]
-                for f, _ in received
-                if f.get("statusUpdate", {}).get("taskId") == pushed["id"]
-            ]
-            if "TASK_STATE_COMPLETED" in states:
-                break
-            await asyncio.sleep(0.05)
-        assert states[-1] == "TASK_STATE_COMPLETED"
-        deleted = await live.client.delete(f"{base}/{created['id']}")
-        assert deleted.status_code == 204
-        gone = await live.client.get(f"{base}/{created['id']}")
-        assert gone.status_code == 404 and _reason(gone.json()) == "TASK_NOT_FOUND"
-    finally:
-        await _stop(receiver, receiver_task)
+    config = {
+        "url": f"{receiver_url}/hook",
+        "token": "tok",
+        "authentication": {"scheme": "Bearer", "credentials": "cred"},
+    }
+    created = (await live.client.post(base, json=config)).json()
+    assert created["taskId"] == task["id"] and created["id"]
+    listed = (await live.client.get(base)).json()
+    assert [c["id"] for c in listed["configs"]] == [created["id"]]
+    assert listed["nextPageToken"] == ""
+    fetched = await live.client.get(f"{base}/{created['id']}")
+    assert fetched.json()["url"] == config["url"]
+    await _until_state(live, task["id"], {"TASK_STATE_AUTH_REQUIRED"})
+    for _ in range(200):
+        if any(
+            f.get("statusUpdate", {}).get("status", {}).get("state") == "TASK_STATE_AUTH_REQUIRED"
+            for f, _ in received
+        ):
+            break
+        await asyncio.sleep(0.05)
+    frame, headers = received[-1]
+    assert frame["statusUpdate"]["taskId"] == task["id"]
+    assert headers["x-a2a-notification-token"] == "tok"
+    assert headers["authorization"] == "Bearer cred"
+    inline = {
+        **_message("count me", messageId="m-push"),
+        "configuration": {"taskPushNotificationConfig": {"url": f"{receiver_url}/hook"}},
+    }
+    pushed = (await live.client.post("/v1/a2a/message:send", json=inline)).json()["task"]
+    assert pushed["status"]["state"] == "TASK_STATE_COMPLETED"
+    for _ in range(200):
+        states = [
+            f["statusUpdate"]["status"]["state"]
+            for f, _ in received
+            if f.get("statusUpdate", {}).get("taskId") == pushed["id"]
+        ]
+        if "TASK_STATE_COMPLETED" in states:
+            break
+        await asyncio.sleep(0.05)
+    assert states[-1] == "TASK_STATE_COMPLETED"
+    deleted = await live.client.delete(f"{base}/{created['id']}")
+    assert deleted.status_code == 204
+    gone = await live.client.get(f"{base}/{created['id']}")
+    assert gone.status_code == 404 and _reason(gone.json()) == "TASK_NOT_FOUND"

@@ -49,6 +49,14 @@ def _encode(events: list[AgentEvent]) -> list[dict[str, Any]]:
     return out
 
 
+def _text_chunk(update: str, text: str) -> dict[str, Any]:
+    """An encoded ``SessionUpdate`` carrying one text chunk (message or thought)."""
+    return {
+        "kind": "SessionUpdate",
+        "update": {"sessionUpdate": update, "content": {"type": "text", "text": text}},
+    }
+
+
 def _frame(events: list[AgentEvent]) -> list[AgentEvent]:
     return [RunStart(thread_id="t", run_id="r"), StepStart(), *events]
 
@@ -64,20 +72,8 @@ def test_text_only_run() -> None:
         ]
     )
     assert _encode(events) == [
-        {
-            "kind": "SessionUpdate",
-            "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": "Hel"},
-            },
-        },
-        {
-            "kind": "SessionUpdate",
-            "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": "lo"},
-            },
-        },
+        _text_chunk("agent_message_chunk", "Hel"),
+        _text_chunk("agent_message_chunk", "lo"),
         {"kind": "PromptFinished", "stop_reason": "end_turn"},
     ]
 
@@ -91,20 +87,8 @@ def test_reasoning_run() -> None:
         ]
     )
     assert _encode(events) == [
-        {
-            "kind": "SessionUpdate",
-            "update": {
-                "sessionUpdate": "agent_thought_chunk",
-                "content": {"type": "text", "text": "thinking"},
-            },
-        },
-        {
-            "kind": "SessionUpdate",
-            "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": "ok"},
-            },
-        },
+        _text_chunk("agent_thought_chunk", "thinking"),
+        _text_chunk("agent_message_chunk", "ok"),
         {"kind": "PromptFinished", "stop_reason": "cancelled"},
     ]
 

@@ -46,6 +46,15 @@ def encode_all(events: list[AgentEvent]) -> list[dict[str, Any]]:
     return [out for event in events for out in encoder.encode(event)]
 
 
+def text_message(message_id: str, *deltas: str) -> list[dict[str, Any]]:
+    """The AG-UI events of one complete assistant text message."""
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
+        *({"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": d} for d in deltas),
+        {"type": "TEXT_MESSAGE_END", "messageId": message_id},
+    ]
+
+
 def test_text_only_run() -> None:
     events: list[AgentEvent] = [
         RunStart(thread_id=T, run_id=R),
@@ -64,10 +73,7 @@ def test_text_only_run() -> None:
     assert encode_all(events) == [
         {"type": "RUN_STARTED", "threadId": T, "runId": R},
         {"type": "STEP_STARTED", "stepName": "step_1"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "msg-a", "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-a", "delta": "Hello"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-a", "delta": "!"},
-        {"type": "TEXT_MESSAGE_END", "messageId": "msg-a"},
+        *text_message("msg-a", "Hello", "!"),
         {"type": "STEP_FINISHED", "stepName": "step_1"},
         {
             "type": "RUN_FINISHED",
@@ -100,9 +106,7 @@ def test_tool_call_run() -> None:
     assert encode_all(events) == [
         {"type": "RUN_STARTED", "threadId": T, "runId": R, "parentRunId": "parent"},
         {"type": "STEP_STARTED", "stepName": "step_1"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "msg-a", "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-a", "delta": "Checking."},
-        {"type": "TEXT_MESSAGE_END", "messageId": "msg-a"},
+        *text_message("msg-a", "Checking."),
         {
             "type": "TOOL_CALL_START",
             "toolCallId": "c1",
@@ -132,9 +136,7 @@ def test_tool_call_run() -> None:
         },
         {"type": "STEP_FINISHED", "stepName": "step_1"},
         {"type": "STEP_STARTED", "stepName": "step_2"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "msg-b", "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-b", "delta": "Sunny."},
-        {"type": "TEXT_MESSAGE_END", "messageId": "msg-b"},
+        *text_message("msg-b", "Sunny."),
         {"type": "STEP_FINISHED", "stepName": "step_2"},
         {"type": "RUN_FINISHED", "threadId": T, "runId": R, "outcome": {"type": "success"}},
     ]
@@ -178,9 +180,7 @@ def test_reasoning_run() -> None:
         },
         {"type": "REASONING_MESSAGE_END", "messageId": "reasoning_msg-a"},
         {"type": "REASONING_END", "messageId": "reasoning_msg-a"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "msg-a", "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-a", "delta": "42"},
-        {"type": "TEXT_MESSAGE_END", "messageId": "msg-a"},
+        *text_message("msg-a", "42"),
         {"type": "STEP_FINISHED", "stepName": "step_1"},
         {"type": "RUN_FINISHED", "threadId": T, "runId": R, "outcome": {"type": "success"}},
     ]
@@ -210,9 +210,7 @@ def test_suspended_frontend_tool_run_finishes_with_interrupt() -> None:
     assert encode_all(events) == [
         {"type": "RUN_STARTED", "threadId": T, "runId": R},
         {"type": "STEP_STARTED", "stepName": "step_1"},
-        {"type": "TEXT_MESSAGE_START", "messageId": "msg-a", "role": "assistant"},
-        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-a", "delta": "Let me ask."},
-        {"type": "TEXT_MESSAGE_END", "messageId": "msg-a"},
+        *text_message("msg-a", "Let me ask."),
         {
             "type": "TOOL_CALL_START",
             "toolCallId": "call_3",

@@ -51,6 +51,12 @@ def done(call_id: str, result: ToolResult) -> ToolCallDone:
     return ToolCallDone(id=call_id, result=result, outcome=result.outcome(), message_id="m-tool")
 
 
+OPENING = [
+    {"type": "start", "messageId": R},
+    {"type": "data-run-info", "data": {"runId": R, "threadId": T}},
+]
+"""The two parts every stream of run ``R`` on thread ``T`` opens with."""
+
 WAITING = {"revision": 5, "extensions": {"__runtime.run_lifecycle": {"status": "waiting"}}}
 
 
@@ -65,8 +71,7 @@ def test_text_only_run() -> None:
         RunFinish(thread_id=T, run_id=R, termination=TerminationReason.natural_end()),
     ]
     assert encode_all(events) == [
-        {"type": "start", "messageId": R},
-        {"type": "data-run-info", "data": {"runId": R, "threadId": T}},
+        *OPENING,
         {"type": "start-step"},
         {"type": "text-start", "id": "txt_0"},
         {"type": "text-delta", "id": "txt_0", "delta": "Hello"},
@@ -100,8 +105,7 @@ def test_tool_call_run() -> None:
         RunFinish(thread_id=T, run_id=R, termination=TerminationReason.natural_end()),
     ]
     assert encode_all(events) == [
-        {"type": "start", "messageId": R},
-        {"type": "data-run-info", "data": {"runId": R, "threadId": T}},
+        *OPENING,
         {"type": "start-step"},
         {"type": "text-start", "id": "txt_0"},
         {"type": "text-delta", "id": "txt_0", "delta": "Checking."},
@@ -189,8 +193,7 @@ def test_reasoning_run() -> None:
         RunFinish(thread_id=T, run_id=R, termination=TerminationReason.natural_end()),
     ]
     assert encode_all(events) == [
-        {"type": "start", "messageId": R},
-        {"type": "data-run-info", "data": {"runId": R, "threadId": T}},
+        *OPENING,
         {"type": "start-step"},
         {"type": "reasoning-start", "id": "reasoning_msg-1"},
         {"type": "reasoning-delta", "id": "reasoning_msg-1", "delta": "Let me think"},
@@ -238,8 +241,7 @@ def test_suspended_run_with_permission_request() -> None:
         RunFinish(thread_id=T, run_id=R, termination=TerminationReason.suspended()),
     ]
     assert encode_all(events) == [
-        {"type": "start", "messageId": R},
-        {"type": "data-run-info", "data": {"runId": R, "threadId": T}},
+        *OPENING,
         {"type": "start-step"},
         {"type": "tool-input-start", "toolCallId": "call_7", "toolName": "bash"},
         {"type": "tool-input-delta", "toolCallId": "call_7", "inputTextDelta": '{"cmd":"ls"}'},
@@ -299,8 +301,7 @@ def test_error_run_is_terminal() -> None:
         TextDelta(delta="ignored"),
     ]
     assert encode_all(events) == [
-        {"type": "start", "messageId": R},
-        {"type": "data-run-info", "data": {"runId": R, "threadId": T}},
+        *OPENING,
         {"type": "start-step"},
         {"type": "text-start", "id": "txt_0"},
         {"type": "text-delta", "id": "txt_0", "delta": "Partial"},

@@ -627,20 +627,23 @@ class Mailbox:
             message = termination.message or "storage error"
             await self._finish(job, token, "nack", message, sink, run_id, instance_id)
             return
-        with contextlib.suppress(Exception):
-            await self.store.record_run_result(
-                job.job_id,
-                token,
-                MailboxRunResult(
-                    run_id=run_id,
-                    dispatch_instance_id=instance_id,
-                    status=RunStatus.DONE,
-                    termination=termination if isinstance(termination, TerminationReason) else None,
-                    response=response if isinstance(response, str) else None,
-                ),
-                now_ms(),
-            )
+        await self._record_done(
+            job,
+            token,
+            MailboxRunResult(
+                run_id=run_id,
+                dispatch_instance_id=instance_id,
+                status=RunStatus.DONE,
+                termination=termination if isinstance(termination, TerminationReason) else None,
+                response=response if isinstance(response, str) else None,
+            ),
+        )
         await self._ack(job, token)
+
+    async def _record_done(self, job: MailboxJob, token: str, result: MailboxRunResult) -> None:
+        """Record a finished dispatch's result on its job (best effort: a failure is ignored)."""
+        with contextlib.suppress(Exception):
+            await self.store.record_run_result(job.job_id, token, result, now_ms())
 
     async def _request_for(self, job: MailboxJob, run_id: str, instance_id: str) -> Any:
         """Rebuild the runtime request from the durable job and run record."""
@@ -706,19 +709,17 @@ class Mailbox:
                 )
         if self.metrics is not None:
             self.metrics.errors.labels(outcome).inc()
-        with contextlib.suppress(Exception):
-            await self.store.record_run_result(
-                job.job_id,
-                token,
-                MailboxRunResult(
-                    run_id=run_id,
-                    dispatch_instance_id=instance_id,
-                    status=RunStatus.DONE,
-                    termination=TerminationReason.error(error),
-                    error=error,
-                ),
-                now_ms(),
-            )
+        await self._record_done(
+            job,
+            token,
+            MailboxRunResult(
+                run_id=run_id,
+                dispatch_instance_id=instance_id,
+                status=RunStatus.DONE,
+                termination=TerminationReason.error(error),
+                error=error,
+            ),
+        )
         try:
             if outcome == "ack":
                 await self._ack(job, token)

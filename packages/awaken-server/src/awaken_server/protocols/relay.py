@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from awaken_contract.codec import encode_json
 from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.storage import RunRecord
+from awaken_contract.contract.suspension import ToolCallResume
 from starlette.responses import Response, StreamingResponse
 
 from awaken_server.app import AppState
+from awaken_server.mailbox.submission import RunSubmission
+from awaken_server.runtime_port import runtime_send_decision
 from awaken_server.sse import RunEventHub, sse_response
 
 Frame = dict[str, Any]
@@ -90,6 +93,42 @@ def stream_frames(
         headers=headers,
         on_close=metrics.sse_connections.dec,
     )
+
+
+async def submit_and_stream(
+    state: AppState,
+    submission: RunSubmission,
+    hub: RunEventHub,
+    sink: EncodingSink,
+    headers: dict[str, str],
+) -> StreamingResponse:
+    """Queue ``submission`` with ``sink`` attached and stream ``hub`` until the run ends."""
+    handle = await state.mailbox.submit(submission, sink=sink)
+    close_when_done(handle.task, hub)
+    return stream_frames(state, hub, headers)
+
+
+async def deliver_live(
+    state: AppState,
+    thread_id: str,
+    run_id: str,
+    decisions: Iterable[tuple[str, ToolCallResume]],
+    hub: RunEventHub,
+    sink: EncodingSink,
+) -> bool:
+    """Switch the thread's live run ``run_id`` to ``sink`` and hand it ``decisions``.
+
+    The sink is switched first, so that no resumed event is lost. When no decision is
+    accepted ``hub`` is closed and the answer is ``False``.
+    """
+    accepted = False
+    if state.mailbox.reconnect_sink(thread_id, sink):
+        for target, resume in decisions:
+            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
+            accepted = delivered or accepted
+    if not accepted:
+        hub.close()
+    return accepted
 
 
 def empty_stream(headers: dict[str, str]) -> Response:

@@ -8,17 +8,17 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from awaken_server.app import state_of
-from awaken_server.errors import BadRequest, NotFound
+from awaken_server.errors import BadRequest
 from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
 from awaken_server.routes.threads import inject_messages
+from awaken_server.run_control import cancel_response, decision_response
 from awaken_server.sse import parse_last_event_id
 from awaken_server.wire import (
     field,
     json_response,
     optional_str,
     page_params,
-    parse_decision,
     parse_input_messages,
     read_json_object,
 )
@@ -108,25 +108,12 @@ async def run_inputs(request: Request) -> Response:
 
 async def cancel_run(request: Request) -> Response:
     """``POST /v1/runs/:id/cancel`` (id = run, job or thread id)."""
-    state = state_of(request)
-    run_id = request.path_params["id"]
-    if not await state.mailbox.cancel(run_id):
-        raise NotFound(f"run not found: {run_id}")
-    return json_response({"status": "cancel_requested", "run_id": run_id}, 202)
+    return await cancel_response(state_of(request), request.path_params["id"], "run")
 
 
 async def run_decision(request: Request) -> Response:
     """``POST /v1/runs/:id/decision``: approve/deny a suspended tool call (202)."""
-    state = state_of(request)
-    run_id = request.path_params["id"]
-    data = await read_json_object(request)
-    call_id, resume = parse_decision(data)
-    target = await state.mailbox.decide(run_id, call_id, resume)
-    if target is None:
-        raise NotFound(f"run not found: {run_id}")
-    return json_response(
-        {"status": "decision_submitted", "run_id": run_id, "tool_call_id": call_id}, 202
-    )
+    return await decision_response(request, state_of(request), request.path_params["id"], "run")
 
 
 def run_routes() -> list[BaseRoute]:

@@ -18,12 +18,12 @@ from awaken_server.app import AppState, state_of
 from awaken_server.errors import BadRequest, NotFound, UnprocessableEntity
 from awaken_server.mailbox import RunSubmission, SubmitStatus
 from awaken_server.routes.common import load_thread, status_filter
+from awaken_server.run_control import cancel_response, decision_response, interrupt_response
 from awaken_server.wire import (
     field,
     json_response,
     optional_str,
     page_params,
-    parse_decision,
     parse_input_messages,
     read_json,
     read_json_object,
@@ -216,41 +216,18 @@ async def list_mailbox(request: Request) -> Response:
 
 async def cancel_thread(request: Request) -> Response:
     """``POST /v1/threads/:id/cancel`` → 202 or 404."""
-    state = state_of(request)
-    thread_id = request.path_params["id"]
-    if not await state.mailbox.cancel(thread_id):
-        raise NotFound(f"thread not found: {thread_id}")
-    return json_response({"status": "cancel_requested", "thread_id": thread_id}, 202)
+    return await cancel_response(state_of(request), request.path_params["id"], "thread")
 
 
 async def thread_decision(request: Request) -> Response:
     """``POST /v1/threads/:id/decision`` → 202 or 404."""
-    state = state_of(request)
-    thread_id = request.path_params["id"]
-    data = await read_json_object(request)
-    call_id, resume = parse_decision(data)
-    if await state.mailbox.decide(thread_id, call_id, resume, thread_scoped=True) is None:
-        raise NotFound(f"thread not found: {thread_id}")
-    return json_response(
-        {"status": "decision_submitted", "thread_id": thread_id, "tool_call_id": call_id}, 202
-    )
+    state, thread_id = state_of(request), request.path_params["id"]
+    return await decision_response(request, state, thread_id, "thread")
 
 
 async def interrupt_thread(request: Request) -> Response:
     """``POST /v1/threads/:id/interrupt``: supersede queued jobs and cancel the active run."""
-    state = state_of(request)
-    thread_id = request.path_params["id"]
-    result = await state.mailbox.interrupt(thread_id)
-    if result.active_job is None and result.superseded_count == 0:
-        raise NotFound(f"thread not found: {thread_id}")
-    return json_response(
-        {
-            "status": "interrupt_requested",
-            "thread_id": thread_id,
-            "superseded_dispatches": result.superseded_count,
-        },
-        202,
-    )
+    return await interrupt_response(state_of(request), request.path_params["id"])
 
 
 async def thread_runs(request: Request) -> Response:

@@ -14,6 +14,7 @@ from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.ids import new_id, now_ms
 
 from awaken_server.protocols.ag_ui.messages import content_blocks
+from awaken_server.protocols.body import body_messages, optional_id
 from awaken_server.protocols.errors import ProtocolRequestError
 
 NO_MESSAGE_ERROR = "at least one message is required"
@@ -35,18 +36,12 @@ class RunAgentInput:
     @classmethod
     def from_json(cls, body: Any) -> RunAgentInput:
         """Validate a parsed JSON body; raises :class:`ProtocolRequestError` on bad shapes."""
-        if not isinstance(body, dict):
-            raise ProtocolRequestError("request body must be a JSON object")
-        raw_messages = body.get("messages")
-        if raw_messages is None:
-            raw_messages = []
-        if not isinstance(raw_messages, list):
-            raise ProtocolRequestError("messages must be an array")
+        body, raw_messages = body_messages(body)
         messages = [m for m in raw_messages if isinstance(m, dict)]
         return cls(
             messages=messages,
-            thread_id=_optional_id(body, "threadId", "thread_id"),
-            agent_id=_optional_id(body, "agentId", "agent_id"),
+            thread_id=optional_id(body, "threadId", "thread_id"),
+            agent_id=optional_id(body, "agentId", "agent_id"),
             tools=_frontend_tools(body.get("tools")),
             state=body.get("state"),
             context=body.get("context"),
@@ -70,17 +65,6 @@ class RunAgentInput:
 
 def _is_empty(value: Any) -> bool:
     return value is None or value == {} or value == []
-
-
-def _optional_id(body: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = body.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            raise ProtocolRequestError(f"{keys[0]} must be a string")
-        return value.strip() or None
-    return None
 
 
 def _frontend_tools(raw: Any) -> list[ToolDescriptor]:

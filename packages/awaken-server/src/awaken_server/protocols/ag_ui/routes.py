@@ -23,11 +23,12 @@ from awaken_server.protocols.frontend_context import with_frontend_context
 from awaken_server.protocols.paging import page, visible
 from awaken_server.protocols.relay import (
     EncodingSink,
-    close_when_done,
+    deliver_live,
     stream_frames,
+    submit_and_stream,
     waiting_targets,
 )
-from awaken_server.runtime_port import runtime_send_decision, runtime_send_messages
+from awaken_server.runtime_port import runtime_send_messages
 from awaken_server.sse import RunEventHub
 from awaken_server.wire import json_response, read_json
 
@@ -53,13 +54,7 @@ async def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> R
     hub = RunEventHub(new_id(), thread_id, state.config.replay_buffer_capacity)
     encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id)
     sink = EncodingSink(encoder.encode, hub, _is_terminal, close_on_terminal=True)
-    accepted = False
-    if state.mailbox.reconnect_sink(thread_id, sink):
-        for target, resume in run.decisions:
-            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
-            accepted = delivered or accepted
-    if not accepted:
-        hub.close()
+    if not await deliver_live(state, thread_id, run_id, run.decisions, hub, sink):
         return None
     if run.messages:
         await runtime_send_messages(state.runtime, run_id, run.messages)
@@ -93,9 +88,7 @@ async def _run(
         decisions=run.decisions,
         frontend_tools=run.frontend_tools,
     )
-    handle = await state.mailbox.submit(submission, sink=sink)
-    close_when_done(handle.task, hub)
-    return stream_frames(state, hub, AG_UI_STREAM_HEADERS)
+    return await submit_and_stream(state, submission, hub, sink, AG_UI_STREAM_HEADERS)
 
 
 async def run(request: Request) -> Response:

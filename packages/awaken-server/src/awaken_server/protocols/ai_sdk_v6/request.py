@@ -11,6 +11,7 @@ from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
 from awaken_contract.ids import new_id, now_ms
 
+from awaken_server.protocols.body import body_messages, optional_id
 from awaken_server.protocols.errors import ProtocolRequestError
 from awaken_server.protocols.media import block_from_url
 
@@ -29,13 +30,7 @@ class ChatRequest:
     @classmethod
     def from_json(cls, body: Any) -> ChatRequest:
         """Validate a parsed JSON body; raises :class:`ProtocolRequestError` on bad shapes."""
-        if not isinstance(body, dict):
-            raise ProtocolRequestError("request body must be a JSON object")
-        raw_messages = body.get("messages")
-        if raw_messages is None:
-            raw_messages = []
-        if not isinstance(raw_messages, list):
-            raise ProtocolRequestError("messages must be an array")
+        body, raw_messages = body_messages(body)
         messages: list[dict[str, Any]] = []
         for index, item in enumerate(raw_messages):
             if not isinstance(item, dict) or not isinstance(item.get("role"), str):
@@ -43,21 +38,10 @@ class ChatRequest:
             messages.append(item)
         return cls(
             messages=messages,
-            thread_id=_optional_id(body, "threadId", "thread_id"),
-            agent_id=_optional_id(body, "agentId", "agent_id"),
+            thread_id=optional_id(body, "threadId", "thread_id"),
+            agent_id=optional_id(body, "agentId", "agent_id"),
             state=body.get("state"),
         )
-
-
-def _optional_id(body: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        value = body.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            raise ProtocolRequestError(f"{keys[0]} must be a string")
-        return value.strip() or None
-    return None
 
 
 # --------------------------------------------------------------------------- messages

@@ -26,12 +26,13 @@ from awaken_server.protocols.paging import page, visible
 from awaken_server.protocols.relay import (
     EncodingSink,
     close_when_done,
+    deliver_live,
     empty_stream,
     stored_message_ids,
     stream_frames,
+    submit_and_stream,
     waiting_targets,
 )
-from awaken_server.runtime_port import runtime_send_decision
 from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
 from awaken_server.wire import json_response, read_json
 
@@ -81,13 +82,7 @@ async def _deliver_live(
     if run_id is None:
         return None
     hub, sink = _new_stream(state, thread_id, close_on_terminal=True)
-    accepted = False
-    if state.mailbox.reconnect_sink(thread_id, sink):
-        for target, resume in decisions:
-            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
-            accepted = delivered or accepted
-    if not accepted:
-        hub.close()
+    if not await deliver_live(state, thread_id, run_id, decisions, hub, sink):
         return None
     return hub
 
@@ -117,9 +112,7 @@ async def _chat(
         adapter=AdapterKind.AI_SDK,
         decisions=chat.decisions,
     )
-    handle = await state.mailbox.submit(submission, sink=sink)
-    close_when_done(handle.task, hub)
-    return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
+    return await submit_and_stream(state, submission, hub, sink, UI_MESSAGE_STREAM_HEADERS)
 
 
 async def chat(request: Request) -> Response:
