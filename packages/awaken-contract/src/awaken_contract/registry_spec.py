@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_COMPACTION_SYSTEM_PROMPT",
     "DEFAULT_COMPACTION_USER_PROMPT",
+    "DEFAULT_IDLE_TIMEOUT_SECS",
+    "DEFAULT_TOTAL_TIMEOUT_SECS",
     "MAX_BACKOFF_MS",
     "AgentSpec",
     "AgentSystemConfig",
@@ -801,6 +803,11 @@ ModelBindingSpec = ModelSpec
 """The original's name for ``ModelSpec`` (keys ``provider_id`` / ``upstream_model``)."""
 
 
+#: Defaults of ``ProviderSpec.total_timeout_secs`` / ``idle_timeout_secs``.
+DEFAULT_TOTAL_TIMEOUT_SECS = 1800.0
+DEFAULT_IDLE_TIMEOUT_SECS = 300.0
+
+
 class ProviderSpec(_Document):
     """How to reach an LLM provider: adapter kind, credentials, endpoint and timeouts."""
 
@@ -814,6 +821,10 @@ class ProviderSpec(_Document):
     headers: dict[str, str] = Field(default_factory=dict, repr=False)
     timeout_secs: float = Field(default=300, gt=0)
     connect_timeout_secs: float = Field(default=10, gt=0)
+    total_timeout_secs: float | None = Field(default=DEFAULT_TOTAL_TIMEOUT_SECS, gt=0)
+    """Longest one inference may take from request to last event (``None``: no limit)."""
+    idle_timeout_secs: float | None = Field(default=DEFAULT_IDLE_TIMEOUT_SECS, gt=0)
+    """Longest wait for the next stream event; keep-alive bytes do not count (``None``: off)."""
 
     @field_validator("adapter")
     @classmethod

@@ -1,8 +1,8 @@
 """The three-stage resolve pipeline: ``(RegistrySet, agent_id) -> ResolvedAgent``.
 
 1. **Lookup** — the AgentSpec (a spec with an ``endpoint`` is remote: only usable as a
-   delegate), its ModelSpec and the provider's executor, wrapped in a ``RetryingExecutor`` when
-   the spec has an enabled ``retry`` section.
+   delegate), its ModelSpec and the provider's executor, wrapped in a ``RetryingExecutor``
+   (the spec's ``retry`` section, else the default policy).
 2. **Plugins** — ``plugin_ids`` in order, then registered plugins named only in
    ``active_hook_filter`` (the book's ``with_hook_filter(id)``), plus the default plugins;
    every plugin's config schemas are validated against the spec's sections
@@ -170,8 +170,9 @@ class RegistryResolver(AgentResolver):
 
     @staticmethod
     def _with_retry(spec: AgentSpec, provider: LlmExecutor) -> LlmExecutor:
-        if RetryConfigKey.KEY not in spec.sections:
-            return provider
+        """``provider`` behind the agent's retry policy: the ``retry`` section, else the
+        default ``LlmRetryPolicy()`` (2 retries with backoff and ``Retry-After``).
+        ``retry: {max_retries: 0}`` turns retries off."""
         try:
             policy = spec.config(RetryConfigKey)
         except KeyDecode as exc:
