@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.executor import InferenceRequest
+from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
-from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.errors import InferenceTimeout
 from awaken_contract.registry_spec import AgentSpec, LlmRetryPolicy, ModelSpec, ProviderSpec
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import GenaiExecutor, RetryConfigKey
 
-from .conftest import Reply, ReplayServer
+from .conftest import ReplayServer, Reply
 
 _CHUNK = (
     b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",'
@@ -93,7 +93,7 @@ async def test_keep_alive_bytes_do_not_count_as_progress(replay: ReplayServer) -
         Reply(headers={"content-type": "text/event-stream"}, drip=b": keep-alive\n\n")
     )
     executor = GenaiExecutor(provider(replay.url, idle_timeout_secs=0.5), environ={})
-    with pytest.raises(InferenceTimeout, match="sent no stream event for 0.5s"):
+    with pytest.raises(InferenceTimeout, match=r"sent no stream event for 0\.5s"):
         await executor.execute(request())
     await executor.aclose()
 
@@ -102,7 +102,7 @@ async def test_an_endless_stream_hits_the_total_limit(replay: ReplayServer) -> N
     replay.replies.append(Reply(headers={"content-type": "text/event-stream"}, drip=_CHUNK))
     spec = provider(replay.url, total_timeout_secs=0.5, idle_timeout_secs=10)
     executor = GenaiExecutor(spec, environ={})
-    with pytest.raises(InferenceTimeout, match="did not finish the inference within 0.5s"):
+    with pytest.raises(InferenceTimeout, match=r"did not finish the inference within 0\.5s"):
         await executor.execute(request())
     await executor.aclose()
 
