@@ -142,6 +142,8 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     messages: Sequence[Message] = ()
     cancellation_token: CancellationToken | None = None
     llm_response: StreamResult | None = None
+    inference_cost: float | None = None
+    """AfterInference: what the inference cost (``ModelSpec.cost``; ``None`` without prices)."""
     tool_name: str | None = None
     tool_call_id: str | None = None
     tool_args: Any = None

@@ -446,7 +446,7 @@ class _LoopRun:
 
         # AfterInference.
         try:
-            await self.run_phase(Phase.AFTER_INFERENCE, llm_response=result)
+            await self.run_phase(Phase.AFTER_INFERENCE, llm_response=result, inference_cost=cost)
         except StateCancelled:
             return self._cancelled_step()
         termination = self.check_termination()
