@@ -374,6 +374,14 @@ class InferenceCancelled(InferenceExecutionError):
     prefix = "cancelled"
 
 
+class UnsupportedModality(InferenceExecutionError):
+    """The request carries input (image, audio, …) the model does not declare it accepts;
+    raised before the provider is called."""
+
+    retryable = False
+    prefix = "unsupported input"
+
+
 # --------------------------------------------------------------------------- StorageError
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import math
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Self, TypeVar
 
@@ -724,6 +724,18 @@ class Modality(enum.StrEnum):
     DOCUMENT = "document"
 
 
+def _is_iso_date(value: str) -> bool:
+    """``YYYY-MM`` or ``YYYY-MM-DD`` naming a real month/day."""
+    parts = value.split("-")
+    if len(parts) not in (2, 3) or len(parts[0]) != 4 or any(len(p) != 2 for p in parts[1:]):
+        return False
+    try:
+        date.fromisoformat(value if len(parts) == 3 else f"{value}-01")
+    except ValueError:
+        return False
+    return True
+
+
 class ModelSpec(_Document):
     """A model registry entry: stable id → provider + upstream model name, capabilities, pricing.
 
@@ -744,6 +756,20 @@ class ModelSpec(_Document):
     output_price_per_mtok: float | None = Field(default=None, ge=0)
     cache_read_price_per_mtok: float | None = Field(default=None, ge=0)
     cache_write_price_per_mtok: float | None = Field(default=None, ge=0)
+
+    @field_validator("knowledge_cutoff")
+    @classmethod
+    def _iso_cutoff(cls, value: str | None) -> str | None:
+        if value is not None and not _is_iso_date(value):
+            raise ValueError(f"knowledge_cutoff must be a date (YYYY-MM or YYYY-MM-DD): {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _output_fits_window(self) -> Self:
+        window, output = self.context_window, self.max_output_tokens
+        if window is not None and output is not None and output > window:
+            raise ValueError(f"max_output_tokens ({output}) exceeds the context_window ({window})")
+        return self
 
     @property
     def provider_id(self) -> str:

@@ -39,6 +39,8 @@ from awaken_contract.errors import (
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, RetryConfigKey
 
+from awaken_runtime.context.model_window import spec_for_model
+from awaken_runtime.engine.capabilities import with_capability_checks
 from awaken_runtime.engine.retry import with_retry
 from awaken_runtime.execution.executor import ToolExecutor, executor_for_mode
 from awaken_runtime.extensions.delegation import AgentBackend, AgentTool
@@ -135,7 +137,8 @@ class RegistryResolver(AgentResolver):
         provider = registries.providers.get(model.provider)
         if provider is None:
             raise ProviderNotFound(model.provider)
-        executor = self._with_retry(spec, provider)
+        spec = spec_for_model(spec, model)
+        executor = with_capability_checks(self._with_retry(spec, provider), model)
 
         user_plugins: list[Plugin] = []
         for plugin_id in spec.plugin_ids:
