@@ -1,4 +1,4 @@
-"""Running the server with uvicorn (``awaken serve``) and one-shot runs (``awaken run``)."""
+"""Running the server with uvicorn (``awaken serve``); ``awaken run`` is in :mod:`.terminal`."""
 
 from __future__ import annotations
 
@@ -7,26 +7,16 @@ import ipaddress
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
 
 import uvicorn
-from awaken_contract.contract.event import (
-    AgentEvent,
-    Error,
-    RunFinish,
-    TextDelta,
-    ToolCallDone,
-    ToolCallReady,
-)
-from awaken_contract.contract.event_sink import EventSink
-from awaken_contract.contract.message import Message
-from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import ConfigLoadError
 
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.protocols import protocol_routes
+from awaken_server.terminal import run_once
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 
@@ -112,54 +102,6 @@ async def serve(
         say(f"  model: {setup.model_label}")
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
         await uv_server.serve()
-    finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            await close()
-
-
-class _TerminalSink(EventSink):
-    """Prints a run to a terminal: text as it streams, tool calls in brackets."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    async def emit(self, event: AgentEvent) -> None:
-        out = self.out
-        if isinstance(event, TextDelta):
-            out.write(event.delta)
-        elif isinstance(event, ToolCallReady):
-            out.write(f"\n[tool {event.name}({event.arguments})]\n")
-        elif isinstance(event, ToolCallDone):
-            out.write(f"[{event.outcome.value}: {event.result.to_llm_text()}]\n")
-        elif isinstance(event, Error):
-            out.write(f"\n[error: {event.message}]\n")
-        elif isinstance(event, RunFinish):
-            out.write(f"\n[{event.termination.type.value}]\n")
-        out.flush()
-
-
-async def run_once(
-    setup: ServeSetup,
-    prompt: str,
-    *,
-    store_url: str | None,
-    agent_id: str | None = None,
-    thread_id: str | None = None,
-    out: TextIO | None = None,
-) -> int:
-    """Stream one run to ``out``; exit code 0 unless the run ended in error."""
-    store = open_store(store_url)
-    try:
-        runtime = build_runtime(
-            setup.system, store=store, executors=setup.executors, tools=setup.tools
-        )
-        agent = agent_id or (setup.system.agents[0].id if setup.system.agents else "default")
-        request = RunRequest(thread_id or "cli", [Message.user(prompt)]).with_agent_id(agent)
-        sink = _TerminalSink(out or sys.stdout)
-        result = await runtime.run(request, sink)
-        termination = getattr(result, "termination", None)
-        return 1 if getattr(getattr(termination, "type", None), "value", "") == "error" else 0
     finally:
         close = getattr(store, "close", None)
         if close is not None:
