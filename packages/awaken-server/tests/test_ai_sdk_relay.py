@@ -65,3 +65,19 @@ async def test_a_stream_joining_a_live_run_closes_at_its_terminal_frame() -> Non
     )
     assert hub.closed
     assert [f.seq for f in [frame async for frame in hub.subscribe(None)]] == [0, 1, 2, 3]
+
+
+async def test_a_hub_has_ended_at_its_terminal_frame_before_the_job_closes_it() -> None:
+    # The resume route answers 204 for an ended hub. The job closes the hub only after its
+    # final checkpoint, so a client that reconnects right after `finish` must not be replayed
+    # the whole run (the AI SDK e2e flake).
+    hub = RunEventHub("stream-3", "t")
+    sink = EncodingSink(AiSdkEncoder().encode, hub, lambda p: p["type"] == "finish")
+    await sink.emit(RunStart(thread_id="t", run_id="r"))
+    assert not hub.ended
+    await sink.emit(RunFinish(thread_id="t", run_id="r", termination=TerminationReason.cancelled()))
+    assert hub.ended and not hub.closed
+    await sink.emit(RunStart(thread_id="t", run_id="r"))  # a run that continues after parking
+    assert not hub.ended
+    hub.close()
+    assert hub.ended

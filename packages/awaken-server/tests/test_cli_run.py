@@ -180,3 +180,24 @@ class PtyCli:
 
 def _plain(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r\n", "\n")
+
+
+def test_serve_on_a_taken_port_fails_before_announcing(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*CLI, "serve", "--store", "memory://", "--port", str(port)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=offline_env(),
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "awaken serving" not in done.stdout

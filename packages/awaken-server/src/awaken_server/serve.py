@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +40,19 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The bound listening socket (before any banner: a taken port is a clear error)."""
+    bare = host.strip("[]")
+    sock = socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bare, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigLoadError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tuple[Any, AppState]:
@@ -86,6 +100,8 @@ async def serve(
         )
     try:
         app, _ = await prepare_app(setup, store, server)
+        sock = listen(host, port)
+        port = sock.getsockname()[1]
         config = uvicorn.Config(
             app,
             host=host,
@@ -101,7 +117,7 @@ async def serve(
         say(f"  store: {store_label(store_url)}")
         say(f"  model: {setup.model_label}")
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
-        await uv_server.serve()
+        await uv_server.serve(sockets=[sock])
     finally:
         close = getattr(store, "close", None)
         if close is not None:
