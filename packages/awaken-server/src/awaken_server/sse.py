@@ -115,12 +115,6 @@ class RunEventHub:
         """True once the producing run has ended for good."""
         return self._closed
 
-    @property
-    def ended(self) -> bool:
-        """True once closed, or when the last frame published is terminal (the run finished
-        or parked; its job may still be writing the final checkpoint)."""
-        return self._closed or bool(self._frames and self._frames[-1].terminal)
-
     def publish(self, event: AgentEvent) -> Frame:
         """Encode and buffer one event, waking every subscriber."""
         return self.publish_encoded(encode_event(event), isinstance(event, RunFinish))

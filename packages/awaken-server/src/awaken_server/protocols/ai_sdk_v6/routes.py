@@ -145,7 +145,7 @@ async def resume_stream(request: Request) -> Response:
     """``GET /v1/ai-sdk/chat/:thread_id/stream``: replay after ``Last-Event-ID``, then live."""
     state = state_of(request)
     hub = stream_hubs(state).for_thread(request.path_params["thread_id"])
-    if hub is None or hub.ended:
+    if hub is None or hub.closed:
         return Response(status_code=204)
     after = parse_last_event_id(request.headers.get("last-event-id"))
     return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS, after=after)
