@@ -104,3 +104,20 @@ def test_metrics_sink_requires_the_books_three_callbacks() -> None:
 
     with pytest.raises(TypeError):
         Partial()  # type: ignore[abstract]
+
+
+def test_without_a_sink_the_plugin_uses_the_global_opentelemetry_providers() -> None:
+    from awaken_ext_observability import ObservabilityPlugin
+    from awaken_ext_observability.otel import OtelSink
+
+    assert isinstance(ObservabilityPlugin().sink, OtelSink)
+
+
+def test_entry_point_in_the_awaken_plugins_group() -> None:
+    from importlib.metadata import entry_points
+
+    from awaken_ext_observability import OBSERVABILITY_PLUGIN_ID, ObservabilityPlugin
+
+    (ep,) = [e for e in entry_points(group="awaken.plugins") if e.name == OBSERVABILITY_PLUGIN_ID]
+    plugin = ep.load()()
+    assert isinstance(plugin, ObservabilityPlugin) and plugin.plugin_id == "observability"

@@ -96,6 +96,19 @@ def _messages_json(messages: Any) -> list[dict[str, object]]:
     return out
 
 
+def _default_sink() -> MetricsSink:
+    """Without a sink (entry-point discovery calls the class with no arguments): an
+    :class:`OtelSink` on the global OpenTelemetry providers (a no-op until the application
+    installs an SDK), or an :class:`InMemorySink` when OpenTelemetry is not installed."""
+    try:
+        from awaken_ext_observability.otel import OtelSink
+    except ImportError:
+        from awaken_ext_observability.sink import InMemorySink
+
+        return InMemorySink()
+    return OtelSink()
+
+
 class _RunSegment:
     """What the plugin remembers about one running segment of a run."""
 
@@ -123,9 +136,7 @@ class ObservabilityPlugin(Plugin):
     """
 
     def __init__(self, sink: MetricsSink | None = None, *, capture_content: bool | None = None):
-        from awaken_ext_observability.sink import InMemorySink
-
-        self.sink: MetricsSink = sink if sink is not None else InMemorySink()
+        self.sink: MetricsSink = sink if sink is not None else _default_sink()
         self.capture_content = _capture_from_env() if capture_content is None else capture_content
         self.model: str | None = None
         self.provider: str | None = None
