@@ -137,6 +137,10 @@ class ObservabilityPlugin(Plugin):
 
     def __init__(self, sink: MetricsSink | None = None, *, capture_content: bool | None = None):
         self.sink: MetricsSink = sink if sink is not None else _default_sink()
+        # Start callbacks cost a struct per call: skip them for sinks that do not use them.
+        sink_type = type(self.sink)
+        self._wants_run_start = sink_type.on_run_start is not MetricsSink.on_run_start
+        self._wants_tool_start = sink_type.on_tool_start is not MetricsSink.on_tool_start
         self.capture_content = _capture_from_env() if capture_content is None else capture_content
         self.model: str | None = None
         self.provider: str | None = None
@@ -216,6 +220,8 @@ class ObservabilityPlugin(Plugin):
         resumes = self._parked.pop(identity.run_id, None)
         if resumes is None and identity.run_mode is RunMode.RESUME:
             resumes = context
+        if not self._wants_run_start:
+            return segment
         self.sink.on_run_start(
             RunStart(
                 context=context,
@@ -241,7 +247,7 @@ class ObservabilityPlugin(Plugin):
                 timestamp_ms=segment.wall_ns(now) // 1_000_000,
             )
             segment.context = msgspec.structs.replace(segment.context, agent_id=agent_id)
-            segment.metrics.add(handoff)
+            segment.metrics.handoffs.append(handoff)
             self.sink.on_handoff(handoff)
         span = GenAISpan(
             context=segment.context,
@@ -281,7 +287,7 @@ class ObservabilityPlugin(Plugin):
                 span.output_messages = _messages_json(
                     [Message.assistant_with_tool_calls(response.text, response.tool_calls)]
                 )
-        segment.metrics.add(span)
+        segment.metrics.inferences.append(span)
         self.sink.on_inference(span)
         return _EMPTY
 
@@ -290,8 +296,9 @@ class ObservabilityPlugin(Plugin):
         call_id = ctx.tool_call_id or ""
         now = time.perf_counter_ns()
         segment.tool_starts[call_id] = now
-        wall = segment.wall_ns(now)
-        self.sink.on_tool_start(segment.context, call_id, ctx.tool_name or "", wall)
+        if self._wants_tool_start:
+            wall = segment.wall_ns(now)
+            self.sink.on_tool_start(segment.context, call_id, ctx.tool_name or "", wall)
         resume = ctx.resume_input
         if resume is not None:
             span = SuspensionSpan(
@@ -300,9 +307,9 @@ class ObservabilityPlugin(Plugin):
                 tool_name=ctx.tool_name or "",
                 action="resumed",
                 resume_mode="cancel" if resume.action is ResumeDecisionAction.CANCEL else "resume",
-                timestamp_ms=wall // 1_000_000,
+                timestamp_ms=segment.wall_ns(now) // 1_000_000,
             )
-            segment.metrics.add(span)
+            segment.metrics.suspensions.append(span)
             self.sink.on_suspension(span)
         return _EMPTY
 
@@ -330,7 +337,7 @@ class ObservabilityPlugin(Plugin):
         if self.capture_content:
             span.arguments = ctx.tool_args
             span.result = result.data
-        segment.metrics.add(span)
+        segment.metrics.tools.append(span)
         self.sink.on_tool(span)
         timestamp_ms = segment.wall_ns(now) // 1_000_000
         if result.status is ToolStatus.PENDING:
@@ -341,7 +348,7 @@ class ObservabilityPlugin(Plugin):
                 action="suspended",
                 timestamp_ms=timestamp_ms,
             )
-            segment.metrics.add(suspension)
+            segment.metrics.suspensions.append(suspension)
             self.sink.on_suspension(suspension)
         if result.tool_name.startswith(_DELEGATE_PREFIX):
             child = result.metadata.get("child_run_id")
@@ -356,7 +363,7 @@ class ObservabilityPlugin(Plugin):
                 error_message=result.message if failed else None,
                 timestamp_ms=timestamp_ms,
             )
-            segment.metrics.add(delegation)
+            segment.metrics.delegations.append(delegation)
             self.sink.on_delegation(delegation)
         return _EMPTY
 

@@ -104,24 +104,25 @@ class InMemorySink(MetricsSink):
         self._lock = threading.Lock()
         self._metrics = AgentMetrics()
 
-    def _add(self, event: MetricsEvent) -> None:
-        with self._lock:
-            self._metrics.add(event)
-
     def on_inference(self, span: GenAISpan) -> None:
-        self._add(span)
+        with self._lock:
+            self._metrics.inferences.append(span)
 
     def on_tool(self, span: ToolSpan) -> None:
-        self._add(span)
+        with self._lock:
+            self._metrics.tools.append(span)
 
     def on_suspension(self, span: SuspensionSpan) -> None:
-        self._add(span)
+        with self._lock:
+            self._metrics.suspensions.append(span)
 
     def on_handoff(self, span: HandoffSpan) -> None:
-        self._add(span)
+        with self._lock:
+            self._metrics.handoffs.append(span)
 
     def on_delegation(self, span: DelegationSpan) -> None:
-        self._add(span)
+        with self._lock:
+            self._metrics.delegations.append(span)
 
     def on_run_end(self, metrics: AgentMetrics) -> None:
         with self._lock:
