@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from awaken_ext_observability import GenAISpan, SpanContext, ToolSpan
+from awaken_ext_observability import GenAISpan, ObservabilityConfigError, SpanContext, ToolSpan
 from awaken_ext_observability.testing import OtlpReceiver
 from awaken_server.bootstrap import default_system_config
 from awaken_server.metrics import ServerMetrics
@@ -96,6 +96,11 @@ def test_otlp_turns_on_from_the_standard_environment() -> None:
         assert on.otlp is not None
     finally:
         on.shutdown()
+    grpc = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
+    with pytest.raises(ObservabilityConfigError, match="grpc"):
+        ServerTelemetry(ObservabilityServerConfig(), metrics, environ=grpc)
+    disabled = ServerTelemetry(ObservabilityServerConfig(otlp=False), metrics, environ=grpc)
+    assert disabled.otlp is None
 
 
 def test_prometheus_labels_are_bounded() -> None:

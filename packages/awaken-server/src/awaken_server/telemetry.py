@@ -127,7 +127,8 @@ class ServerTelemetry:
         self.otlp: OtlpTelemetry | None = None
         from awaken_ext_observability.otlp import OtelConfig, OtlpTelemetry
 
-        env_config = OtelConfig.from_env(environ)
+        # ``otlp: false`` ignores the environment (even an unsupported protocol setting).
+        env_config = OtelConfig() if config.otlp is False else OtelConfig.from_env(environ)
         wanted = config.otlp if config.otlp is not None else env_config.is_configured
         if wanted:
             otel_config = OtelConfig(
