@@ -328,8 +328,11 @@ async def test_metrics_count_runs_inferences_tools_and_mailbox(live: Any, sse: A
     text = (await live.client.get("/metrics")).text
     assert 'awaken_runs_total{outcome="natural_end"} 1.0' in text
     assert "awaken_runs_started_total 1.0" in text
-    assert 'awaken_inference_requests_total{model="demo-scripted",status="ok"} 2.0' in text
-    assert 'awaken_tool_calls_total{outcome="succeeded"} 1.0' in text
+    inferences = (
+        'awaken_inference_requests_total{agent="assistant",model="demo-scripted",outcome="ok"}'
+    )
+    assert f"{inferences} 2.0" in text
+    assert 'awaken_tool_calls_total{agent="assistant",outcome="success",tool="' in text
     assert "awaken_inference_duration_seconds_count" in text
     assert 'awaken_mailbox_operations_total{operation="ack",result="ok"} 1.0' in text
     assert "awaken_active_runs 0.0" in text

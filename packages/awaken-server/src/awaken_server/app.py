@@ -33,6 +33,7 @@ from awaken_server.limits import RequestGuard
 from awaken_server.mailbox import Mailbox, MailboxConfig
 from awaken_server.metrics import ServerMetrics
 from awaken_server.sse import EventHubRegistry
+from awaken_server.telemetry import ObservabilityServerConfig
 
 __all__ = [
     "AppState",
@@ -94,6 +95,8 @@ class ServerConfig(BaseModel):
     default_agent_id: str = "default"
     """Agent used when a request names none and the thread has no previous run."""
     mailbox: MailboxConfig = Field(default_factory=MailboxConfig)
+    observability: ObservabilityServerConfig = Field(default_factory=ObservabilityServerConfig)
+    """Prometheus feed, OTLP export and content capture of the observability plugin."""
 
     def host_port(self) -> tuple[str, int]:
         """``address`` split into host and port."""
@@ -178,6 +181,7 @@ class AppState:
         consumer_id: str | None = None,
         config_store: ConfigStore | None = None,
         config_manager: Any = None,
+        metrics: ServerMetrics | None = None,
     ) -> AppState:
         """Wire a mailbox over ``mailbox_store`` (default: ``store.mailbox``, else in-memory)."""
         config = config or ServerConfig()
@@ -187,7 +191,7 @@ class AppState:
             from awaken_stores import InMemoryMailboxStore
 
             mailbox_store = InMemoryMailboxStore()
-        metrics = ServerMetrics()
+        metrics = metrics or ServerMetrics()
         mailbox = Mailbox(
             runtime,
             mailbox_store,

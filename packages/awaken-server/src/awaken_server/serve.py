@@ -12,25 +12,27 @@ from typing import Any
 
 import uvicorn
 from awaken_contract.errors import ConfigLoadError
+from awaken_contract.log_context import LogFormat
+from awaken_contract.log_context import configure_logging as _configure_logging
 
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.metrics import ServerMetrics
 from awaken_server.protocols import protocol_routes
+from awaken_server.telemetry import ServerTelemetry
 from awaken_server.terminal import run_once
+from awaken_server.trace_context import TraceContextMiddleware
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 
 _log = logging.getLogger("awaken.server")
 
 
-def configure_logging(level: str = "info") -> None:
-    """Structured one-line logs: ``time level logger key=value…``."""
-    logging.basicConfig(
-        level=level.upper(),
-        format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)r",
-        stream=sys.stderr,
-    )
+def configure_logging(level: str = "info", log_format: LogFormat = "text") -> None:
+    """One line per record on stderr, carrying the run's ``run_id``/``thread_id``/``agent_id``:
+    ``text`` (human readable) or ``json`` (one object per line)."""
+    _configure_logging(log_format, level.upper(), sys.stderr)
 
 
 def _is_loopback(host: str) -> bool:
@@ -59,8 +61,17 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     """Build the runtime (through the config manager when the store has a config store), the
     app state and the Starlette app."""
 
+    metrics = ServerMetrics()
+    telemetry = ServerTelemetry(server.observability, metrics)
+
     def factory(system: Any) -> Any:
-        return build_runtime(system, store=store, executors=setup.executors, tools=setup.tools)
+        return build_runtime(
+            telemetry.apply(system),
+            store=store,
+            executors=setup.executors,
+            tools=setup.tools,
+            plugins=[telemetry.plugin],
+        )
 
     agent_ids = [a.id for a in setup.system.agents]
     explicit = "default_agent_id" in server.model_fields_set
@@ -77,8 +88,11 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
         runtime = await manager.apply()
     else:
         runtime = factory(setup.system)
-    state = AppState.build(runtime, store, config=server, config_manager=manager)
-    return create_app(state, extra_routes=protocol_routes()), state
+    state = AppState.build(runtime, store, config=server, config_manager=manager, metrics=metrics)
+    app = create_app(state, extra_routes=protocol_routes())
+    app.add_middleware(TraceContextMiddleware)
+    app.state.telemetry = telemetry
+    return app, state
 
 
 async def serve(
@@ -98,8 +112,10 @@ async def serve(
             f"refusing to serve the config API on non-loopback address {host}: set "
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
         )
+    telemetry: ServerTelemetry | None = None
     try:
         app, _ = await prepare_app(setup, store, server)
+        telemetry = app.state.telemetry
         sock = listen(host, port)
         port = sock.getsockname()[1]
         config = uvicorn.Config(
@@ -119,6 +135,8 @@ async def serve(
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
         await uv_server.serve(sockets=[sock])
     finally:
+        if telemetry is not None:
+            telemetry.shutdown()  # flush the OTLP exporters
         close = getattr(store, "close", None)
         if close is not None:
             await close()

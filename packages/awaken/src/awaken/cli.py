@@ -38,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 3000)")
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default="text",
+        help="log lines as text or one JSON object per line (both carry run/thread/agent ids)",
+    )
     run = sub.add_parser(
         "run",
         help="stream one run to the terminal (asks for approvals; without a prompt, resumes "
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         host = args.host or host
         port = args.port or port
         server = server.model_copy(update={"address": f"{host}:{port}"})
-        configure_logging(args.log_level)
+        configure_logging(args.log_level, args.log_format)
         store_url = args.store or os.environ.get(STORE_ENV)
         run_sync(serve(setup, store_url=store_url, server=server, log_level=args.log_level))
         return 0
