@@ -294,13 +294,17 @@ async def test_health_and_metrics_can_require_keys(make_server: Any, server_conf
 
 
 async def test_concurrency_limit_answers_503(make_server: Any, server_config: Any) -> None:
-    live = await make_server(config=server_config(max_concurrent_requests=1))
+    config = server_config(max_concurrent_requests=1, max_concurrent_streams=1)
+    live = await make_server(config=config)
     payload = {"agentId": "assistant", "messages": [{"role": "user", "content": "wait 2"}]}
     async with live.client.stream("POST", "/v1/runs", json=payload) as response:
         assert response.status_code == 200
-        busy = await live.client.get("/health")
+        busy = await live.client.post("/v1/runs", json=payload)
         assert busy.status_code == 503
         assert busy.headers["retry-after"] == "1"
+        # the open stream holds no request slot: health and short requests are served
+        assert (await live.client.get("/health")).status_code == 200
+        assert (await live.client.get("/v1/threads")).status_code == 200
         async for _ in response.aiter_lines():
             pass
     assert (await live.client.get("/health")).status_code == 200

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import sys
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.protocols import protocol_routes
+from awaken_server.security import is_loopback_host
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 
@@ -40,15 +40,6 @@ def configure_logging(level: str = "info") -> None:
         format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)r",
         stream=sys.stderr,
     )
-
-
-def _is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return host == "localhost"
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tuple[Any, AppState]:
@@ -89,7 +80,7 @@ async def serve(
     host, port = server.host_port()
     store = open_store(store_url)
     has_config_api = getattr(store, "config", None) is not None
-    if has_config_api and not server.effective_admin_token() and not _is_loopback(host):
+    if has_config_api and not server.effective_admin_token() and not is_loopback_host(host):
         raise ConfigLoadError(
             f"refusing to serve the config API on non-loopback address {host}: set "
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"

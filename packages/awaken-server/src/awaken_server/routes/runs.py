@@ -13,6 +13,7 @@ from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
 from awaken_server.routes.threads import inject_messages
 from awaken_server.run_control import cancel_response, decision_response
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import parse_last_event_id
 from awaken_server.wire import (
     field,
@@ -120,9 +121,9 @@ def run_routes() -> list[BaseRoute]:
     """The ``/v1/runs`` routes."""
     return [
         Route("/v1/runs", list_runs, methods=["GET"]),
-        Route("/v1/runs", start_run, methods=["POST"]),
+        StreamRoute("/v1/runs", start_run, methods=["POST"]),
         Route("/v1/runs/{id}", get_run, methods=["GET"]),
-        Route("/v1/runs/{id}/events", run_events, methods=["GET"]),
+        StreamRoute("/v1/runs/{id}/events", run_events, methods=["GET"]),
         Route("/v1/runs/{id}/inputs", run_inputs, methods=["POST"]),
         Route("/v1/runs/{id}/cancel", cancel_run, methods=["POST"]),
         Route("/v1/runs/{id}/decision", run_decision, methods=["POST"]),

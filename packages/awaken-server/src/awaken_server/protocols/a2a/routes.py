@@ -24,6 +24,7 @@ from awaken_contract.ids import new_id, now_ms
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Scope
 
 from awaken_server.app import AppState, state_of
 from awaken_server.errors import ApiError
@@ -48,6 +49,7 @@ from awaken_server.protocols.a2a.wire import (
     TaskStatusUpdateEvent,
 )
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import format_sse_data, sse_response
 
 __all__ = ["A2aService", "a2a_routes"]
@@ -635,9 +637,19 @@ async def public_card(request: Request) -> Response:
     return JSONResponse(msgspec.to_builtins(card))
 
 
+def _opens_stream(scope: Scope) -> bool:
+    path = str(scope.get("path", ""))
+    return scope.get("method") == "POST" and path.endswith((":stream", ":subscribe"))
+
+
 def a2a_routes() -> list[BaseRoute]:
     """The A2A routes (public card + ``/v1/a2a`` catch-all)."""
     return [
         Route("/.well-known/agent-card.json", public_card, methods=["GET"]),
-        Route("/v1/a2a/{tail:path}", a2a_endpoint, methods=["GET", "POST", "DELETE"]),
+        StreamRoute(
+            "/v1/a2a/{tail:path}",
+            a2a_endpoint,
+            methods=["GET", "POST", "DELETE"],
+            when=_opens_stream,
+        ),
     ]

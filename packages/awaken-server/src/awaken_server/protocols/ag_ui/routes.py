@@ -29,6 +29,7 @@ from awaken_server.protocols.relay import (
     waiting_targets,
 )
 from awaken_server.runtime_port import runtime_send_messages
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import RunEventHub
 from awaken_server.wire import json_response, read_json
 
@@ -121,9 +122,9 @@ async def thread_messages(request: Request) -> Response:
 def ag_ui_routes() -> list[BaseRoute]:
     """Every AG-UI route."""
     return [
-        Route("/v1/ag-ui/run", run, methods=["POST"]),
-        Route("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
-        Route("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/run", run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
     ]

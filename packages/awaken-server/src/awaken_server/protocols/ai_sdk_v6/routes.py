@@ -33,6 +33,7 @@ from awaken_server.protocols.relay import (
     submit_and_stream,
     waiting_targets,
 )
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
 from awaken_server.wire import json_response, read_json
 
@@ -161,12 +162,12 @@ async def thread_messages(request: Request) -> Response:
 def ai_sdk_routes() -> list[BaseRoute]:
     """Every AI SDK v6 route."""
     return [
-        Route("/v1/ai-sdk/chat", chat, methods=["POST"]),
-        Route("/v1/ai-sdk/threads/{thread_id}/runs", thread_run, methods=["POST"]),
-        Route("/v1/ai-sdk/agents/{agent_id}/runs", agent_run, methods=["POST"]),
-        Route("/v1/ai-sdk/agent-previews/runs", agent_preview, methods=["POST"]),
-        Route("/v1/ai-sdk/chat/{thread_id}/stream", resume_stream, methods=["GET"]),
-        Route("/v1/ai-sdk/threads/{thread_id}/stream", resume_stream, methods=["GET"]),
+        StreamRoute("/v1/ai-sdk/chat", chat, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/agent-previews/runs", agent_preview, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/chat/{thread_id}/stream", resume_stream, methods=["GET"]),
+        StreamRoute("/v1/ai-sdk/threads/{thread_id}/stream", resume_stream, methods=["GET"]),
         Route("/v1/ai-sdk/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
         Route("/v1/ai-sdk/threads/{thread_id}/cancel", cancel_thread, methods=["POST"]),
         Route("/v1/ai-sdk/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),

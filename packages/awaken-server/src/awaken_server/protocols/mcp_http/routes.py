@@ -17,11 +17,12 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 from starlette.types import Receive, Scope, Send
 
 from awaken_server.app import AppState
 from awaken_server.protocols.mcp_http.server import build_mcp_server
+from awaken_server.security.streams import StreamRoute
 
 __all__ = ["McpHttp", "mcp_routes", "origin_allowed"]
 
@@ -114,4 +115,11 @@ class _Endpoint:
 
 def mcp_routes() -> list[BaseRoute]:
     """``/v1/mcp`` (POST, GET, DELETE)."""
-    return [Route("/v1/mcp", _Endpoint(), methods=["GET", "POST", "DELETE"])]
+    return [
+        StreamRoute(
+            "/v1/mcp",
+            _Endpoint(),
+            methods=["GET", "POST", "DELETE"],
+            when=lambda scope: scope.get("method") == "GET",
+        )
+    ]
