@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from awaken_contract.errors import InvalidId
-from awaken_contract.ids import check_id
 from starlette.convertors import PathConvertor
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -31,7 +29,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from awaken_server.auth import BearerAuth
 from awaken_server.errors import (
     ApiError,
-    BadRequest,
     Misdirected,
     PayloadTooLarge,
     ServiceUnavailable,
@@ -40,6 +37,7 @@ from awaken_server.metrics import ServerMetrics
 from awaken_server.security.admin import AdminGate, header_of
 from awaken_server.security.hosts import HostPolicy, scope_port
 from awaken_server.security.streams import is_event_stream, opens_stream
+from awaken_server.wire import edge_id
 
 __all__ = ["GuardSettings", "RequestGuard", "RouteMatch", "metric_method"]
 
@@ -225,12 +223,9 @@ class RequestGuard:
                 continue
             what = name.replace("_", " ")
             parts = value.split("/") if isinstance(convertors.get(name), PathConvertor) else [value]
-            try:
-                for part in parts:
-                    if part:
-                        check_id(part, what)
-            except InvalidId as exc:
-                raise BadRequest(f"invalid {exc}") from None
+            for part in parts:
+                if part:
+                    edge_id(part, what)
 
     def _too_large(self) -> PayloadTooLarge:
         return PayloadTooLarge(f"request body exceeds {self.settings.max_body_bytes} bytes")

@@ -17,8 +17,9 @@ from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import parse_last_event_id
 from awaken_server.wire import (
     field,
+    header_safe,
     json_response,
-    optional_str,
+    optional_id,
     page_params,
     parse_input_messages,
     read_json_object,
@@ -41,19 +42,19 @@ async def start_run(request: Request) -> Response:
     """``POST /v1/runs``: foreground submit, streamed as SSE (``id:`` from 0)."""
     state = state_of(request)
     data = await read_json_object(request)
-    agent_id = optional_str(data, "agentId", "agent_id")
+    agent_id = optional_id(data, "agentId", "agent_id")
     if agent_id is None:
         raise BadRequest("agent_id cannot be empty")
     messages = parse_input_messages(field(data, "messages"))
     submission = RunSubmission(
-        thread_id=optional_str(data, "threadId", "thread_id"),
+        thread_id=optional_id(data, "threadId", "thread_id"),
         messages=messages,
         agent_id=agent_id,
     )
     handle = await state.mailbox.submit(submission)
     response = stream_hub(state, handle.hub, None, handle.reservation)
-    response.headers["x-awaken-run-id"] = handle.run_id
-    response.headers["x-awaken-thread-id"] = handle.thread_id
+    response.headers["x-awaken-run-id"] = header_safe(handle.run_id)
+    response.headers["x-awaken-thread-id"] = header_safe(handle.thread_id)
     return response
 
 

@@ -22,7 +22,7 @@ from awaken_server.run_control import cancel_response, decision_response, interr
 from awaken_server.wire import (
     field,
     json_response,
-    optional_str,
+    optional_id,
     page_params,
     parse_input_messages,
     read_json,
@@ -171,7 +171,7 @@ async def post_thread_messages(request: Request) -> Response:
     mode = data.get("mode") or "queue"
     if not isinstance(mode, str):
         raise UnprocessableEntity("field 'mode' must be a string")
-    agent_id = optional_str(data, "agentId", "agent_id")
+    agent_id = optional_id(data, "agentId", "agent_id")
     status = await inject_messages(state, thread.id, messages, agent_id, mode)
     return json_response({"status": status.value, "thread_id": thread.id}, 202)
 

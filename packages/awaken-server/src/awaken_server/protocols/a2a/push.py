@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 
 import httpx
 import msgspec
-from awaken_contract.ids import new_id
+from awaken_contract.ids import id_problem, new_id
 
 from awaken_server.protocols.a2a.errors import A2aError, FieldViolation
 from awaken_server.protocols.a2a.tasks import TaskService
@@ -36,6 +36,9 @@ def normalize_push_config(
     parsed = urlparse(config.url or "")
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         violations.append(("pushNotificationConfig.url", "url must be an absolute http(s) URL"))
+    config_id = (config.id or "").strip()
+    if config_id and (problem := id_problem(config_id)) is not None:
+        violations.append(("pushNotificationConfig.id", f"id {problem}"))
     if config.task_id and config.task_id != task_id:
         violations.append(("pushNotificationConfig.taskId", "taskId must match the task"))
     if config.tenant and tenant and config.tenant != tenant:
