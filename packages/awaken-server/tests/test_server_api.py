@@ -125,18 +125,13 @@ async def test_run_request_errors(live: Any) -> None:
     assert not_object.status_code == 422
 
 
-async def test_run_with_unknown_agent_finishes_with_an_error_event(live: Any, sse: Any) -> None:
+async def test_run_with_unknown_agent_answers_404_before_anything_runs(live: Any) -> None:
     payload = {"agentId": "ghost", "messages": USER}
-    async with live.client.stream("POST", "/v1/runs", json=payload) as response:
-        frames = await sse.collect(response)
-    kinds = [f.data["event_type"] for f in frames if f.data]
-    assert kinds[-2:] == ["error", "run_finish"]
-    assert frames[-1].data["termination"]["type"] == "error"
-    run_id = frames[-1].data["run_id"]
-    run = (await live.client.get(f"/v1/runs/{run_id}")).json()
-    assert run["status"] == "done"
-    jobs = (await live.client.get(f"/v1/threads/{run['thread_id']}/mailbox")).json()["items"]
-    assert jobs[0]["status"] == "DeadLetter"
+    response = await live.client.post("/v1/runs", json=payload)
+    assert response.status_code == 404
+    assert response.json() == {"error": "agent not found: ghost"}
+    assert (await live.client.get("/v1/runs")).json()["items"] == []
+    assert (await live.client.get("/v1/threads")).json()["items"] == []
 
 
 async def test_run_routes_404_and_400(live: Any) -> None:

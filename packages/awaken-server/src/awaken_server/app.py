@@ -263,10 +263,11 @@ def create_app(
     api_auth = BearerAuth(config.effective_api_keys())
     admin_auth = BearerAuth([admin_token] if admin_token else [], label="admin bearer token")
     hosts = config.host_policy()
+    admin_gate = AdminGate(admin_auth, api_auth, hosts, config.effective_cors_origins())
     guard = GuardSettings(
         api_auth=api_auth,
         admin_auth=admin_auth,
-        admin_gate=AdminGate(admin_auth, api_auth, hosts, config.effective_cors_origins()),
+        admin_gate=admin_gate,
         hosts=hosts,
         max_concurrent_requests=config.max_concurrent_requests,
         max_concurrent_streams=config.max_concurrent_streams,
@@ -293,6 +294,7 @@ def create_app(
         exception_handlers={ApiError: _api_error_handler, Exception: _unexpected_error_handler},
     )
     app.state.awaken = state
+    app.state.admin_gate = admin_gate
     return app
 
 

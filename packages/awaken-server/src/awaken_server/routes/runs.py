@@ -7,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from awaken_server.agent_lookup import require_agent
 from awaken_server.app import state_of
 from awaken_server.errors import BadRequest
 from awaken_server.mailbox import RunSubmission
@@ -45,6 +46,7 @@ async def start_run(request: Request) -> Response:
     agent_id = optional_id(data, "agentId", "agent_id")
     if agent_id is None:
         raise BadRequest("agent_id cannot be empty")
+    require_agent(state.runtime, agent_id)
     messages = parse_input_messages(field(data, "messages"))
     submission = RunSubmission(
         thread_id=optional_id(data, "threadId", "thread_id"),

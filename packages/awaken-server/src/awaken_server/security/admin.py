@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from starlette.requests import Request
 from starlette.types import Scope
 
 from awaken_server.auth import BearerAuth
 from awaken_server.errors import Forbidden, Unauthorized
 from awaken_server.security.hosts import HostPolicy, is_loopback_host, scope_port
 
-__all__ = ["AdminGate", "header_of"]
+__all__ = ["AdminGate", "admin_gate_of", "header_of"]
 
 ADMIN_HINT = "set AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
 
@@ -71,3 +72,9 @@ class AdminGate:
     def _own_origin(self, raw: bytes, scope: Scope) -> bool:
         origin = raw.decode("latin-1").strip().rstrip("/")
         return origin in self.trusted_origins or self.hosts.allows_origin(origin, scope_port(scope))
+
+
+def admin_gate_of(request: Request) -> AdminGate:
+    """The :class:`AdminGate` of the app serving ``request`` (set by ``create_app``)."""
+    gate: AdminGate = request.app.state.admin_gate
+    return gate

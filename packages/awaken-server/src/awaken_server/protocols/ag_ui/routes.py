@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from awaken_server.agent_lookup import require_agent
 from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ag_ui.encoder import AgUiEncoder
@@ -67,6 +68,7 @@ async def _run(
 ) -> Response:
     state = state_of(request)
     body = RunAgentInput.from_json(await read_json(request))
+    require_agent(state.runtime, agent_id or body.agent_id)
     thread_id = thread_id or body.thread_id or new_id()
     stored = await state.store.load_messages(thread_id) or []
     run = decode_run_input(

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from awaken_server.agent_lookup import require_agent
 from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ai_sdk_v6.encoder import AiSdkEncoder
@@ -93,6 +94,7 @@ async def _chat(
 ) -> Response:
     state = state_of(request)
     chat_request = ChatRequest.from_json(await read_json(request))
+    require_agent(state.runtime, agent_id or chat_request.agent_id)
     thread_id = thread_id or chat_request.thread_id or new_id()
     chat = decode_chat_input(
         chat_request,
@@ -137,7 +139,7 @@ async def agent_preview(request: Request) -> Response:
     body = await read_json(request)
     hub = RunEventHub(new_id(), "preview", state.config.replay_buffer_capacity)
     sink = EncodingSink(AiSdkEncoder().encode, hub, _is_terminal)
-    task = start_preview(state.runtime, body, sink)
+    task = start_preview(state.runtime, body, sink, state.config.default_agent_id)
     close_when_done(task, hub)
     return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
 
