@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from urllib.parse import urlparse
 
 import httpx
@@ -20,6 +20,7 @@ from awaken_contract.ids import id_problem, new_id
 from awaken_server.protocols.a2a.errors import A2aError, FieldViolation
 from awaken_server.protocols.a2a.tasks import TaskService
 from awaken_server.protocols.a2a.wire import PushNotificationConfig, StreamResponse
+from awaken_server.security.push_targets import push_target_problem
 
 __all__ = ["PUSH_KEY", "PushConfigs", "normalize_push_config"]
 
@@ -61,10 +62,23 @@ class _Stored(msgspec.Struct):
 class PushConfigs:
     """CRUD over the configs of a thread's tasks, plus delivery drivers."""
 
-    def __init__(self, tasks: TaskService, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self,
+        tasks: TaskService,
+        client: httpx.AsyncClient | None = None,
+        *,
+        allowed_hosts: Sequence[str] = (),
+    ) -> None:
         self.tasks = tasks
         self._client = client
+        self.allowed_hosts = list(allowed_hosts)
         self._drivers: dict[tuple[str, str], asyncio.Task[None]] = {}
+
+    async def check_target(self, config: PushNotificationConfig) -> None:
+        """400 (``pushNotificationConfig.url``) unless the URL is an allowed push target."""
+        problem = await push_target_problem(config.url or "", self.allowed_hosts)
+        if problem is not None:
+            raise A2aError.invalid([("pushNotificationConfig.url", problem)])
 
     async def _load(self, thread_id: str) -> _Stored:
         raw = await self.tasks.read_custom(thread_id, PUSH_KEY)
@@ -145,6 +159,10 @@ class PushConfigs:
             async for frame in frames:
                 current = {c.id for c in await self.list(thread_id, config.task_id or "")}
                 if config.id not in current:
+                    return
+                problem = await push_target_problem(config.url, self.allowed_hosts)
+                if problem is not None:
+                    _log.warning("push to %s refused: %s", config.url, problem)
                     return
                 try:
                     response = await client.post(config.url, content=frame, headers=headers)

@@ -81,7 +81,8 @@ class A2aService:
         service = state.extra.get(_EXTRA_KEY)
         if not isinstance(service, A2aService):
             tasks = TaskService(state)
-            service = cls(state, tasks, PushConfigs(tasks))
+            allowed = state.config.security.a2a_push_allowed_hosts
+            service = cls(state, tasks, PushConfigs(tasks, allowed_hosts=allowed))
             state.extra[_EXTRA_KEY] = service
         return service
 
@@ -319,7 +320,9 @@ async def _send(
     if config is not None:
         push = config.task_push_notification_config or config.push_notification_config
     if push is not None:
-        await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
+        normalized = normalize_push_config(push, task_id, tenant)
+        await service.push.check_target(normalized)
+        await service.push.upsert(thread_id, normalized)
     if continue_run:
         assert existing is not None and existing.run is not None
         await _continue(service, existing.run, message)
@@ -525,6 +528,7 @@ async def _push_route(
     if config_id is None and method == "POST":
         body: PushNotificationConfig = await _body(request, PushNotificationConfig)
         config = normalize_push_config(body, task_id, tenant)
+        await push.check_target(config)
         await push.upsert(ref.thread_id, config)
         await service.start_push(ref)
         return _json(config)
