@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import shlex
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 from awaken_contract.registry_spec import AgentSpec
 from awaken_server.bootstrap import default_system_config
@@ -426,3 +429,35 @@ def test_client_ids_are_checked_without_a_server() -> None:
     assert check_id("thread-1") == "thread-1"
     with pytest.raises(InvalidId, match="thread id must not start with a dot"):
         check_id(".x", "thread id")
+
+
+# ---------------------------------------------------------------------- the quick start still works
+def _readme_curls() -> list[list[str]]:
+    """The ``curl`` commands of the README's quick start (continuations joined, comments cut)."""
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```bash\ncurl", 1)[1].split("```", 1)[0]
+    commands = ("curl" + block).replace("\\\n", " ").splitlines()
+    return [shlex.split(line, comments=True) for line in commands if line.strip()]
+
+
+async def test_readme_curl_walkthrough_works_with_the_default_configuration(
+    make_server: Any, server_config: Any
+) -> None:
+    # ``awaken serve`` defaults: loopback, no keys, no admin token, default limits
+    live = await make_server(config=server_config(max_concurrent_requests=100))
+    port = live.url.rsplit(":", 1)[1]
+    curls = _readme_curls()
+    assert len(curls) == 3
+    for argv in curls:
+        url = next(a for a in argv if a.startswith("localhost:3000"))
+        url = "http://" + url.replace("localhost:3000", f"localhost:{port}")
+        headers = dict(argv[i + 1].split(": ", 1) for i, a in enumerate(argv) if a == "-H")
+        data = next((argv[i + 1] for i, a in enumerate(argv) if a == "-d"), None)
+        method = "POST" if data is not None else "GET"
+        async with httpx.AsyncClient(timeout=30) as client:
+            response = await client.request(method, url, headers=headers, content=data)
+        assert response.status_code == 200, (argv, response.text)
+        if data is not None:
+            assert "run_finish" in response.text
+    threads = (await live.client.get("/v1/threads")).json()["items"]
+    assert len(threads) == 1
