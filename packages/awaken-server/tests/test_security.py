@@ -22,6 +22,17 @@ USER = [{"role": "user", "content": "hello"}]
 WEATHER = [{"role": "user", "content": "weather in Lima"}]
 JSON = {"content-type": "application/json"}
 SECRET = "sk-secret-value-123"
+MCP_INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(autouse=True)
@@ -244,17 +255,7 @@ async def test_configured_hosts_and_card_urls_ignore_the_host_header(
 
 
 async def test_mcp_endpoint_enables_the_sdks_rebinding_protection(live: Any) -> None:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    headers = {"accept": "application/json, text/event-stream"}
+    init, headers = MCP_INIT, MCP_HEADERS
     r = await live.client.post("/v1/mcp", json=init, headers=headers)
     assert r.status_code == 200
     settings = McpHttp.of(live.state).manager.security_settings
@@ -354,17 +355,7 @@ async def test_mcp_sessions_are_capped_and_expire(
 ) -> None:
     security = SecurityConfig(mcp_max_sessions=2, mcp_session_idle_secs=0.5)
     live = await make_server(config=server_config(security=security))
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    headers = {"accept": "application/json, text/event-stream"}
+    init, headers = MCP_INIT, MCP_HEADERS
     sessions = []
     for _ in range(2):
         r = await live.client.post("/v1/mcp", json=init, headers=headers)
