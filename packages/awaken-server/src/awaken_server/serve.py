@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import socket
 import sys
@@ -20,6 +19,7 @@ from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.metrics import ServerMetrics
 from awaken_server.protocols import protocol_routes
+from awaken_server.security import is_loopback_host
 from awaken_server.telemetry import ServerTelemetry
 from awaken_server.terminal import run_once
 from awaken_server.trace_context import TraceContextMiddleware
@@ -33,15 +33,6 @@ def configure_logging(level: str = "info", log_format: LogFormat = "text") -> No
     """One line per record on stderr, carrying the run's ``run_id``/``thread_id``/``agent_id``:
     ``text`` (human readable) or ``json`` (one object per line)."""
     _configure_logging(log_format, level.upper(), sys.stderr)
-
-
-def _is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return host == "localhost"
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -107,7 +98,7 @@ async def serve(
     host, port = server.host_port()
     store = open_store(store_url)
     has_config_api = getattr(store, "config", None) is not None
-    if has_config_api and not server.effective_admin_token() and not _is_loopback(host):
+    if has_config_api and not server.effective_admin_token() and not is_loopback_host(host):
         raise ConfigLoadError(
             f"refusing to serve the config API on non-loopback address {host}: set "
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
