@@ -26,6 +26,7 @@ from awaken_contract.errors import ConfigLoadError
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.playground import playground_routes
 from awaken_server.protocols import protocol_routes
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
@@ -74,7 +75,7 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     else:
         runtime = factory(setup.system)
     state = AppState.build(runtime, store, config=server, config_manager=manager)
-    return create_app(state, extra_routes=protocol_routes()), state
+    return create_app(state, extra_routes=[*protocol_routes(), *playground_routes()]), state
 
 
 async def serve(
@@ -108,6 +109,7 @@ async def serve(
         uv_server = uvicorn.Server(config)
         say = announce or (lambda line: print(line, flush=True))
         say(f"awaken serving on http://{host}:{port}")
+        say(f"  playground: http://{host}:{port}/playground")
         say(f"  store: {store_label(store_url)}")
         say(f"  model: {setup.model_label}")
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
