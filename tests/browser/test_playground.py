@@ -1,0 +1,145 @@
+"""The playground in a real headless Chromium against a real ``awaken serve`` (demo model).
+
+Scenarios: streamed text with a tool card, approving a suspended call, reload and find the
+thread, the run timeline, cancelling a run, and the API-key prompt. Every wait is an explicit
+WebDriverWait condition with a message naming what did not appear.
+"""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+
+from .conftest import API_KEY, LiveServer, present, text_in, wait_for
+
+
+def _element(value: object) -> WebElement:
+    assert isinstance(value, WebElement)
+    return value
+
+
+def open_playground(driver: WebDriver, server: LiveServer, path: str = "/playground") -> None:
+    """Load the page, enter the API key once and wait until agents and threads are loaded."""
+    driver.get(server.url + path)
+    wait_for(driver, text_in("#status", "API key"), "the API-key prompt (the server needs a key)")
+    key = driver.find_element(By.ID, "api-key")
+    key.send_keys(API_KEY)
+    key.send_keys(Keys.ENTER)
+    wait_for(driver, present("body[data-ready='true']"), "the page to load agents and threads")
+    wait_for(driver, present("#agent option[value='assistant']"), "the agent 'assistant'")
+
+
+def send(driver: WebDriver, text: str) -> None:
+    """Type a message and press Enter (keyboard only)."""
+    box = driver.find_element(By.ID, "message")
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+
+
+def wait_finished(driver: WebDriver, termination: str) -> None:
+    wait_for(
+        driver,
+        present(f".transcript [data-termination='{termination}']"),
+        f"a run_finish with termination {termination!r} in the transcript",
+    )
+
+
+def test_send_message_streams_text_and_tool_card(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server, "/")
+    send(browser, "What is the weather in Paris?")
+    card = _element(
+        wait_for(browser, present(".tool[data-tool-name='get_weather']"), "a get_weather tool card")
+    )
+    wait_for(browser, text_in(".tool[data-tool-name='get_weather'] .args", "Paris"), "its args")
+    wait_for(browser, text_in(".msg[data-role='assistant']", "sunny in Paris"), "the answer")
+    wait_finished(browser, "natural_end")
+    assert "sunny in Paris" in card.find_element(By.CSS_SELECTOR, ".result").text
+    assert "done" in (card.get_attribute("class") or "")
+    user = browser.find_element(By.CSS_SELECTOR, ".msg[data-role='user']")
+    assert "weather in Paris" in user.text
+    assert browser.find_element(By.ID, "transcript").get_attribute("aria-live") == "polite"
+
+
+def test_approve_suspended_call_finishes_the_run(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server)
+    send(browser, "approve the deploy to production")
+    box = _element(wait_for(browser, present(".approval"), "the approval request"))
+    assert "approve the deploy to production" in box.find_element(By.CSS_SELECTOR, "pre").text
+    wait_finished(browser, "suspended")
+    approve = box.find_element(By.CSS_SELECTOR, "button.approve")
+    assert browser.switch_to.active_element == approve, "focus moves to the Approve button"
+    approve.send_keys(Keys.ENTER)
+    wait_for(browser, text_in(".msg[data-role='assistant']", '"approved":true'), "the answer")
+    wait_finished(browser, "natural_end")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".approval")
+
+
+def test_deny_suspended_call(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server)
+    send(browser, "approve deleting the database")
+    box = _element(wait_for(browser, present(".approval"), "the approval request"))
+    wait_finished(browser, "suspended")
+    box.find_element(By.CSS_SELECTOR, "button.deny").click()
+    wait_for(browser, text_in(".msg[data-role='assistant']", "cancelled by the user"), "the answer")
+    wait_finished(browser, "natural_end")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".approval")
+
+
+def test_reload_and_find_the_thread(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server)
+    send(browser, "count these five little words")
+    wait_finished(browser, "natural_end")
+    wait_for(browser, lambda d: "#thread=" in d.current_url, "the thread id in the address")
+    thread_id = browser.current_url.split("#thread=", 1)[1]
+    browser.get(live_server.url + "/playground")  # a plain reload without the thread in the URL
+    wait_for(browser, present("body[data-ready='true']"), "the reloaded page (key kept per tab)")
+    button = _element(
+        wait_for(browser, present(f"#threads [data-thread-id='{thread_id}']"), "the thread listed")
+    )
+    button.click()
+    wait_for(browser, text_in(".msg[data-role='user']", "five little words"), "its history")
+    wait_for(browser, present(".tool[data-tool-name='word_count']"), "its tool call")
+    assert button.get_attribute("aria-current") == "true"
+
+
+def test_open_the_run_timeline(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server)
+    send(browser, "weather in Rome")
+    wait_finished(browser, "natural_end")
+    run_button = _element(wait_for(browser, present("#runs .run-timeline"), "a run's Timeline"))
+    run_button.click()
+    wait_for(browser, present("#timeline[open]"), "the timeline dialog")
+    wait_for(browser, present("#timeline-rows tr[data-event-type='run_finish']"), "run_finish row")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#timeline-rows tr")
+    types = [row.get_attribute("data-event-type") for row in rows]
+    assert types[0] == "run_start" and types[-1] == "run_finish", types
+    assert {"text_delta", "tool_call_ready", "tool_call_done", "step_end"} <= set(types)
+    for row in rows:
+        cells = row.find_elements(By.TAG_NAME, "td")
+        assert cells[1].text.count(":") == 2, f"every event has a time: {cells[1].text!r}"
+    browser.find_element(By.ID, "close-timeline").click()
+    wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, "#timeline[open]"), "closing")
+
+
+def test_reload_replays_timeline_from_server(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server)
+    send(browser, "weather in Oslo")
+    wait_finished(browser, "natural_end")
+    browser.refresh()  # the tab forgets the live events; the server's replay buffer has them
+    wait_for(browser, present("body[data-ready='true']"), "the reloaded page")
+    _element(wait_for(browser, present("#runs .run-timeline"), "the run list")).click()
+    wait_for(browser, present("#timeline-rows tr[data-event-type='run_finish']"), "replayed rows")
+    assert "replayed" in browser.find_element(By.ID, "timeline-note").text
+
+
+def test_cancel_a_run(browser: WebDriver, live_server: LiveServer):
+    open_playground(browser, live_server)
+    send(browser, "wait 600")
+    wait_for(browser, present(".tool.running[data-tool-name='demo_wait']"), "the running wait")
+    cancel = browser.find_element(By.ID, "cancel-run")
+    wait_for(browser, lambda _: cancel.is_enabled(), "the Cancel run button to be enabled")
+    cancel.click()
+    wait_finished(browser, "cancelled")
+    wait_for(browser, lambda _: not cancel.is_enabled(), "Cancel run to be disabled again")
