@@ -2,25 +2,45 @@
 
 The server is the installed ``awaken`` command on a free loopback port with a SQLite file store,
 an API key and the offline demo model (every provider key is removed from its environment).
-Chromium and chromedriver come from the OS packages (Debian ``chromium`` + ``chromium-driver``);
-without them the tests skip, except under ``CI`` where they fail. Each test gets a fresh
-browser profile and leaves a screenshot ``<test name>.png`` in its ``tmp_path``.
+``streaming_server`` embeds the app with a model that streams reasoning and text in pieces,
+held at a gate the test opens. Chromium and chromedriver come from the OS packages (Debian
+``chromium`` + ``chromium-driver``); without them the tests skip, except under ``CI`` where
+they fail. Each test gets a fresh browser profile and leaves a screenshot
+``<test name>.png`` in its ``tmp_path``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import uvicorn
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
+from awaken_contract.contract.inference import (
+    LlmStreamEvent,
+    ReasoningDeltaChunk,
+    StopChunk,
+    StopReason,
+    StreamResult,
+    TextDeltaChunk,
+)
+from awaken_contract.registry_spec import AgentSpec, ModelSpec
+from awaken_runtime import AgentRuntimeBuilder
+from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.playground import playground_routes
+from awaken_stores import InMemoryStore
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -215,3 +235,78 @@ def present(css: str) -> Condition:
         return False
 
     return check
+
+
+class GatedStreamModel(LlmExecutor):
+    """Streams reasoning and a first text piece, waits for the test to open ``gate``, then
+    streams the rest: the page must show the first piece while the run is still going."""
+
+    FIRST = "Thinking done. Here is part one"
+    SECOND = " and part two."
+    REASONING = "The user wants two parts."
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        raise NotImplementedError("the runtime streams")
+
+    async def stream(self, request: InferenceRequest) -> AsyncIterator[LlmStreamEvent]:
+        yield ReasoningDeltaChunk(self.REASONING)
+        yield TextDeltaChunk(self.FIRST)
+        opened = await asyncio.to_thread(self.gate.wait, WAIT_SECS)
+        yield TextDeltaChunk(self.SECOND if opened else " (the test never opened the gate)")
+        yield StopChunk(StopReason.END_TURN)
+
+    def name(self) -> str:
+        return "gated"
+
+
+@dataclass
+class EmbeddedServer:
+    """The playground + native API on uvicorn in a background thread (no API key)."""
+
+    url: str
+    model: GatedStreamModel
+
+
+@pytest.fixture(scope="module")
+def streaming_server() -> Iterator[EmbeddedServer]:
+    model = GatedStreamModel()
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("streamer").with_model("m"))
+        .with_provider("gated", model)
+        .with_model("m", ModelSpec(id="m", provider="gated", model="gated-1"))
+        .build()
+    )
+    port = _free_port()
+    ready = threading.Event()
+    holder: dict[str, uvicorn.Server] = {}
+
+    async def serve() -> None:
+        config = ServerConfig(address=f"127.0.0.1:{port}", default_agent_id="streamer")
+        state = AppState.build(runtime, InMemoryStore(), config=config)
+        app = create_app(state, extra_routes=playground_routes())
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        )
+        holder["server"] = server
+        original_startup = server.startup
+
+        async def startup(sockets: Any = None) -> None:
+            await original_startup(sockets)
+            ready.set()
+
+        server.startup = startup  # type: ignore[method-assign]
+        await server.serve()
+
+    thread = threading.Thread(target=lambda: asyncio.run(serve()), daemon=True)
+    thread.start()
+    assert ready.wait(WAIT_SECS), "the embedded playground server did not start"
+    try:
+        yield EmbeddedServer(f"http://127.0.0.1:{port}", model)
+    finally:
+        model.gate.set()
+        holder["server"].should_exit = True
+        thread.join(30)

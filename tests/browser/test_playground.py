@@ -1,8 +1,9 @@
 """The playground in a real headless Chromium against a real ``awaken serve`` (demo model).
 
-Scenarios: streamed text with a tool card, approving a suspended call, reload and find the
-thread, the run timeline, cancelling a run, and the API-key prompt. Every wait is an explicit
-WebDriverWait condition with a message naming what did not appear.
+Scenarios: streamed text with a tool card, tool progress, approving and denying a suspended
+call, reload and find the thread, the run timeline, cancelling a run, the API-key prompt, and
+(on an embedded server) reasoning and text arriving piece by piece while the run goes on.
+Every wait is an explicit WebDriverWait condition with a message naming what did not appear.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 
-from .conftest import API_KEY, LiveServer, present, text_in, wait_for
+from .conftest import API_KEY, EmbeddedServer, LiveServer, present, text_in, wait_for
 
 
 def _element(value: object) -> WebElement:
@@ -28,7 +29,12 @@ def open_playground(driver: WebDriver, server: LiveServer, path: str = "/playgro
     key.send_keys(API_KEY)
     key.send_keys(Keys.ENTER)
     wait_for(driver, present("body[data-ready='true']"), "the page to load agents and threads")
-    wait_for(driver, present("#agent option[value='assistant']"), "the agent 'assistant'")
+    wait_for(
+        driver,
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-options option[value='assistant']"),
+        "the agent 'assistant' listed",
+    )
+    assert driver.find_element(By.ID, "agent").get_attribute("value") == "assistant"
 
 
 def send(driver: WebDriver, text: str) -> None:
@@ -115,6 +121,7 @@ def test_open_the_run_timeline(browser: WebDriver, live_server: LiveServer):
     rows = browser.find_elements(By.CSS_SELECTOR, "#timeline-rows tr")
     types = [row.get_attribute("data-event-type") for row in rows]
     assert types[0] == "run_start" and types[-1] == "run_finish", types
+    wait_for(browser, text_in("#timeline-run", "Server record: done"), "the run record's times")
     assert {"text_delta", "tool_call_ready", "tool_call_done", "step_end"} <= set(types)
     for row in rows:
         cells = row.find_elements(By.TAG_NAME, "td")
@@ -138,8 +145,40 @@ def test_cancel_a_run(browser: WebDriver, live_server: LiveServer):
     open_playground(browser, live_server)
     send(browser, "wait 600")
     wait_for(browser, present(".tool.running[data-tool-name='demo_wait']"), "the running wait")
+    wait_for(
+        browser,
+        text_in(".tool[data-tool-name='demo_wait'] .progress", "waited 1 of 600s"),
+        "the wait's progress report",
+    )
+    bar = browser.find_element(By.CSS_SELECTOR, ".tool[data-tool-name='demo_wait'] progress")
+    assert bar.get_attribute("aria-label") == "Progress of demo_wait"
     cancel = browser.find_element(By.ID, "cancel-run")
     wait_for(browser, lambda _: cancel.is_enabled(), "the Cancel run button to be enabled")
     cancel.click()
     wait_finished(browser, "cancelled")
     wait_for(browser, lambda _: not cancel.is_enabled(), "Cancel run to be disabled again")
+
+
+def test_reasoning_and_text_stream_in_while_the_run_goes_on(
+    browser: WebDriver, streaming_server: EmbeddedServer
+) -> None:
+    """No API key on this server: the page loads straight away."""
+    browser.get(streaming_server.url + "/")
+    wait_for(browser, present("body[data-ready='true']"), "the page (no key needed)")
+    wait_for(browser, text_in("#status", "type an agent id"), "the hint to type the agent id")
+    browser.find_element(By.ID, "agent").send_keys("streamer")
+    send(browser, "two parts please")
+    model = streaming_server.model
+    wait_for(browser, text_in(".msg[data-role='assistant'] .text", model.FIRST), "the first piece")
+    wait_for(browser, text_in(".msg .reasoning", model.REASONING), "the streamed reasoning")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".transcript [data-termination]"), (
+        "the run must still be going while the model waits at the gate"
+    )
+    assert browser.find_element(By.ID, "cancel-run").is_enabled()
+    model.gate.set()
+    wait_for(
+        browser, text_in(".msg[data-role='assistant'] .text", model.SECOND.strip()), "the rest"
+    )
+    wait_finished(browser, "natural_end")
+    text = browser.find_element(By.CSS_SELECTOR, ".msg[data-role='assistant'] .text").text
+    assert text == model.FIRST + model.SECOND

@@ -99,6 +99,24 @@ function toolCard(id, name) {
   return card;
 }
 
+function showActivity(card, event) {
+  const box = card.querySelector(".progress");
+  const content = event.content;
+  if (event.activity_type === "tool-call-progress" && content && typeof content === "object") {
+    const label = [content.status, content.message].filter(Boolean).join(": ");
+    let bar = box.querySelector("progress");
+    if (!bar) {
+      bar = el("progress", { max: "1", "aria-label": `Progress of ${card.dataset.toolName}` });
+      box.replaceChildren(bar, el("span", { class: "progress-text" }));
+    }
+    if (typeof content.progress === "number") bar.value = content.progress;
+    else bar.removeAttribute("value"); // indeterminate
+    box.querySelector(".progress-text").textContent = ` ${label}`;
+    return;
+  }
+  box.textContent = `${event.activity_type}: ${json(content ?? event.patch)}`;
+}
+
 function toolResult(card, outcome, result) {
   card.classList.remove("running");
   card.classList.add(outcome === "succeeded" ? "done" : outcome === "suspended" ? "suspended" : "failed");
@@ -160,7 +178,7 @@ function handle(runId, event) {
     case "tool_call_stream_delta": toolCard(event.id, event.name).querySelector(".progress").textContent += event.delta; break;
     case "activity_snapshot": case "activity_delta": {
       const card = state.tools.get(event.message_id);
-      if (card) card.querySelector(".progress").textContent = json(event.content ?? event.patch);
+      if (card) showActivity(card, event);
       break;
     }
     case "tool_call_done": {
@@ -239,7 +257,7 @@ async function send(text) {
   ui.message.value = "";
   let runId = null;
   try {
-    const started = await api.startRun(ui.agent.value, state.threadId, text, (event, seq, head) => {
+    const started = await api.startRun(ui.agent.value.trim(), state.threadId, text, (event, seq, head) => {
       runId = head?.runId;
       onEventFor(null)(event, seq, head);
     });
@@ -252,9 +270,17 @@ async function send(text) {
 
 // ---- threads & history -------------------------------------------------------------------
 
+/** The agents the server lists; [] when it lists none (config API off): the id is typed. */
 async function loadAgents() {
-  const agents = await api.agents();
-  ui.agent.replaceChildren(...agents.map((id) => el("option", { value: id, text: id })));
+  let agents = [];
+  try {
+    agents = await api.agents();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) throw error;
+  }
+  $("agent-options").replaceChildren(...agents.map((id) => el("option", { value: id, text: id })));
+  if (!ui.agent.value && agents.length) ui.agent.value = agents[0];
+  return agents;
 }
 
 async function loadThreads() {
@@ -332,9 +358,11 @@ async function selectThread(threadId, loadHistory) {
 
 // ---- timeline ---------------------------------------------------------------------------
 
-function summary(event) {
+function details(event) {
   const { event_type: _type, ...rest } = event;
-  return json(rest);
+  const line = JSON.stringify(rest);
+  if (line.length <= 120) return el("code", { text: line });
+  return el("details", {}, el("summary", { text: `${line.slice(0, 117)}…` }), el("pre", { text: json(rest) }));
 }
 
 function renderTimeline(entries, replayed) {
@@ -344,18 +372,26 @@ function renderTimeline(entries, replayed) {
     el("td", { text: new Date(at).toISOString().slice(11, 23) }),
     el("td", { text: String(at - first) }),
     el("td", { text: event.event_type }),
-    el("td", {}, el("pre", { text: summary(event) })))));
+    el("td", {}, details(event)))));
   ui.timelineNote.textContent = replayed
     ? `${entries.length} events replayed from the server's buffer; times are when this tab received them.`
     : `${entries.length} events, timed when this tab received them live.`;
+}
+
+function serverTimes(run) {
+  const at = (secs) => (secs ? new Date(secs * 1000).toISOString().slice(11, 19) : "—");
+  return `Server record: ${run.status}, created ${at(run.created_at)}, started ${at(run.started_at)}, `
+    + `finished ${at(run.finished_at)} UTC, ${run.steps} steps, ${run.input_tokens}/${run.output_tokens} tokens.`;
 }
 
 async function openTimeline(runId) {
   ui.timelineHeading.textContent = `Run timeline ${runId}`;
   ui.timelineRows.replaceChildren();
   ui.timelineNote.textContent = "Loading…";
+  $("timeline-run").textContent = "";
   if (!ui.timeline.open) ui.timeline.showModal();
   ui.timelineHeading.focus();
+  api.run(runId).then((run) => { $("timeline-run").textContent = serverTimes(run); }).catch(() => {});
   const seen = state.events.get(runId);
   if (seen && seen.length && state.activeRunId !== runId) {
     renderTimeline(seen, false);
@@ -400,6 +436,11 @@ async function start() {
   ui.composer.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = ui.message.value.trim();
+    if (!ui.agent.value.trim()) {
+      setStatus("Choose or type an agent id first.", true);
+      ui.agent.focus();
+      return;
+    }
     if (text && !state.activeRunId) send(text);
   });
   ui.message.addEventListener("keydown", (e) => {
@@ -409,10 +450,11 @@ async function start() {
     }
   });
   ui.cancel.addEventListener("click", async () => {
-    if (!state.activeRunId) return;
+    const runId = state.activeRunId;
+    if (!runId) return;
     try {
-      await api.cancel(state.activeRunId);
-      setStatus(`Cancel requested for run ${state.activeRunId}.`);
+      await api.cancel(runId);
+      if (state.activeRunId === runId) setStatus(`Cancel requested for run ${runId}.`);
     } catch (error) {
       report(error);
     }
@@ -425,11 +467,11 @@ async function start() {
 
 async function boot() {
   try {
-    await loadAgents();
+    const agents = await loadAgents();
     await loadThreads();
     const wanted = new URLSearchParams(location.hash.slice(1)).get("thread");
     if (wanted) await selectThread(wanted, true);
-    setStatus(ui.agent.options.length ? "Ready." : "The server lists no agents.");
+    setStatus(agents.length ? "Ready." : "Ready. This server does not list its agents: type an agent id.");
     document.body.dataset.ready = "true";
   } catch (error) {
     report(error);
