@@ -8,6 +8,7 @@ Every wait is an explicit WebDriverWait condition with a message naming what did
 
 from __future__ import annotations
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -182,3 +183,33 @@ def test_reasoning_and_text_stream_in_while_the_run_goes_on(
     wait_finished(browser, "natural_end")
     text = browser.find_element(By.CSS_SELECTOR, ".msg[data-role='assistant'] .text").text
     assert text == model.FIRST + model.SECOND
+
+
+def test_keyboard_labels_and_visible_focus(browser: WebDriver, live_server: LiveServer) -> None:
+    open_playground(browser, live_server)
+    unlabelled = browser.execute_script(
+        "return [...document.querySelectorAll('input, select, textarea')]"
+        ".filter(e => !e.labels || !e.labels.length).map(e => e.id)"
+    )
+    assert unlabelled == [], f"controls without a label: {unlabelled}"
+    nameless = browser.execute_script(
+        "return [...document.querySelectorAll('button')]"
+        ".filter(b => !(b.getAttribute('aria-label') || b.textContent.trim())).length"
+    )
+    assert nameless == 0
+    browser.refresh()  # focus starts at the top of a fresh page (the key stays in the tab)
+    wait_for(browser, present("body[data-ready='true']"), "the reloaded page")
+    ActionChains(browser).send_keys(Keys.TAB).perform()  # the first stop is the skip link
+    skip = browser.switch_to.active_element
+    assert skip.get_attribute("class") == "skip"
+    outline = browser.execute_script("return getComputedStyle(arguments[0]).outlineStyle", skip)
+    assert outline == "solid", "keyboard focus must be visible"
+    skip.send_keys(Keys.ENTER)
+    wait_for(
+        browser,
+        lambda d: d.switch_to.active_element.get_attribute("id") == "message",
+        "the skip link to move focus to the message box",
+    )
+    send(browser, "weather in Madrid")  # typing and Enter, no mouse
+    wait_finished(browser, "natural_end")
+    assert "sunny in Madrid" in browser.find_element(By.ID, "transcript").text
