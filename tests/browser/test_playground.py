@@ -153,6 +153,11 @@ def test_cancel_a_run(browser: WebDriver, live_server: LiveServer):
     )
     bar = browser.find_element(By.CSS_SELECTOR, ".tool[data-tool-name='demo_wait'] progress")
     assert bar.get_attribute("aria-label") == "Progress of demo_wait"
+    running = _element(wait_for(browser, present("#runs .run-timeline"), "the running run listed"))
+    running.click()  # the timeline of a live run shows what arrived so far
+    wait_for(browser, present("#timeline-rows tr[data-event-type='tool_call_ready']"), "live rows")
+    assert "still going" in browser.find_element(By.ID, "timeline-note").text
+    browser.find_element(By.ID, "close-timeline").click()
     cancel = browser.find_element(By.ID, "cancel-run")
     wait_for(browser, lambda _: cancel.is_enabled(), "the Cancel run button to be enabled")
     cancel.click()

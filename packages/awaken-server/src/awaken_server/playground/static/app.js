@@ -196,6 +196,7 @@ function handle(runId, event) {
       if (card) card.querySelector(".outcome").textContent = " resumed";
       break;
     }
+    case "run_start": if (state.threadId) loadRuns(state.threadId).catch(() => {}); break;
     case "error": notice(`Error: ${event.message}`, true); break;
     case "run_finish": {
       const kind = event.termination?.type || "finished";
@@ -393,8 +394,9 @@ async function openTimeline(runId) {
   ui.timelineHeading.focus();
   api.run(runId).then((run) => { $("timeline-run").textContent = serverTimes(run); }).catch(() => {});
   const seen = state.events.get(runId);
-  if (seen && seen.length && state.activeRunId !== runId) {
+  if (seen && seen.length) {
     renderTimeline(seen, false);
+    if (state.activeRunId === runId) ui.timelineNote.textContent += " The run is still going: reopen to refresh.";
     return;
   }
   const entries = [];
