@@ -4,8 +4,6 @@
 server (SQLite at ``./.awaken/awaken.db`` by default). Without a config file it serves one agent
 ``assistant`` on the first provider key found in the environment, or on the clearly labelled
 offline demo model. ``awaken run "prompt"`` streams one run to the terminal.
-``awaken eval DATASET.yaml`` runs an eval dataset against the same agents (see docs/evals.md);
-``awaken eval --from-store URL --thread ID -o dataset.yaml`` turns stored runs into cases.
 """
 
 from __future__ import annotations
@@ -132,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    """``awaken eval``: run a dataset (exit 1 below its threshold) or export stored runs."""
+    """``awaken eval DATASET.yaml`` runs an eval dataset against the agents ``serve`` would
+    serve (exit 1 below its threshold, 2 for bad input); ``awaken eval --from-store URL
+    --thread ID -o dataset.yaml`` turns stored runs into cases (see docs/evals.md)."""
     from awaken_contract.errors import AwakenError
 
     try:
