@@ -49,6 +49,7 @@ MAPPING: dict[str, list[str]] = {
     "extensions.handoff": ["awaken_runtime.extensions.handoff"],
     "extensions.delegation": ["awaken_runtime.extensions.delegation"],
     "context": ["awaken_runtime.context"],
+    "evals": ["awaken_runtime.evals"],
     "stores": ["awaken_stores"],
     "server": ["awaken_server", "awaken_server.protocols"],
     "ext_permission": ["awaken_ext_permission"],

@@ -18,6 +18,7 @@ from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.metrics import ServerMetrics
+from awaken_server.playground import playground_routes
 from awaken_server.protocols import protocol_routes
 from awaken_server.security import is_loopback_host
 from awaken_server.telemetry import ServerTelemetry
@@ -80,7 +81,7 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     else:
         runtime = factory(setup.system)
     state = AppState.build(runtime, store, config=server, config_manager=manager, metrics=metrics)
-    app = create_app(state, extra_routes=protocol_routes())
+    app = create_app(state, extra_routes=[*protocol_routes(), *playground_routes()])
     app.add_middleware(TraceContextMiddleware)
     app.state.telemetry = telemetry
     return app, state
@@ -121,6 +122,7 @@ async def serve(
         uv_server = uvicorn.Server(config)
         say = announce or (lambda line: print(line, flush=True))
         say(f"awaken serving on http://{host}:{port}")
+        say(f"  playground: http://{host}:{port}/playground")
         say(f"  store: {store_label(store_url)}")
         say(f"  model: {setup.model_label}")
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
