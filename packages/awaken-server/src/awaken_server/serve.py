@@ -23,10 +23,11 @@ from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import ConfigLoadError
 
-from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.protocols import protocol_routes
+from awaken_server.state import AppState, ServerConfig
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from awaken_contract.actions import ClearToolCallStates, ToolCallStatesKey
@@ -30,8 +30,10 @@ from awaken_contract.contract.storage import (
 )
 from awaken_contract.contract.storage import RunRequestOrigin as StoredOrigin
 from awaken_contract.contract.suspension import ToolCallResume, ToolCallStatus
-from awaken_contract.errors import InvalidResume, ResolveError, ResolveFailed
+from awaken_contract.errors import AwakenError, InvalidResume, ResolveError, ResolveFailed
 from awaken_contract.ids import new_id
+from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.runtime import AgentRunResult, DecisionBatch
 from awaken_contract.state import MutationBatch, UnknownKeyPolicy
 
 from awaken_runtime.loop_runner.history import (
@@ -40,13 +42,7 @@ from awaken_runtime.loop_runner.history import (
     supersede_suspended_calls,
 )
 from awaken_runtime.loop_runner.loop import run_agent_loop
-from awaken_runtime.loop_runner.params import (
-    AgentLoopParams,
-    AgentRunResult,
-    DecisionBatch,
-    decisions_message,
-    inbox_message,
-)
+from awaken_runtime.loop_runner.params import AgentLoopParams, decisions_message, inbox_message
 from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
@@ -65,7 +61,10 @@ _ACTIVE_AGENT_KEY = "__runtime.active_agent"
 
 
 class AgentRuntime:
-    """Runs agents resolved by ``resolver``; persists through ``thread_run_store`` if set."""
+    """Runs agents resolved by ``resolver``; persists through ``thread_run_store`` if set.
+
+    Implements :class:`awaken_contract.runtime.AgentRuntimeApi`, the server's view of it.
+    """
 
     def __init__(
         self,
@@ -261,6 +260,20 @@ class AgentRuntime:
     def resolve(self, agent_id: str) -> ResolvedAgent:
         """Resolve an agent (raises ``ResolveError``)."""
         return self.resolver.resolve(agent_id)
+
+    def agents(self) -> Mapping[str, AgentSpec]:
+        """The registered agent specs by id (empty without registries)."""
+        if self.registries is None:
+            return {}
+        return dict(self.registries.agents.items())
+
+    def can_resolve(self, agent_id: str) -> bool:
+        """True when ``agent_id`` resolves to a runnable agent."""
+        try:
+            self.resolver.resolve(agent_id)
+        except AwakenError:
+            return False
+        return True
 
     # ------------------------------------------------------------------ preparation
     async def _latest_run(self, request: RunRequest) -> RunRecord | None:

@@ -39,18 +39,9 @@ from awaken_contract.contract.storage import (
     ThreadRunStore,
 )
 from awaken_contract.contract.suspension import ToolCallResume
-from awaken_contract.errors import (
-    AgentLoopError,
-    AgentRuntimeError,
-    AlreadyExists,
-    InferenceExecutionError,
-    InferenceFailed,
-    LoopStorageFailed,
-    ResolveError,
-    StorageError,
-    VersionConflict,
-)
+from awaken_contract.errors import AgentLoopError, AlreadyExists, AwakenError, VersionConflict
 from awaken_contract.ids import new_id, now_ms, now_secs
+from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.errors import BadRequest, Conflict
 from awaken_server.mailbox.config import MailboxConfig
@@ -64,12 +55,6 @@ from awaken_server.mailbox.submission import (
 )
 from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
 from awaken_server.metrics import ServerMetrics
-from awaken_server.runtime_port import (
-    runtime_cancel,
-    runtime_cancel_and_wait,
-    runtime_send_decision,
-    runtime_send_messages,
-)
 from awaken_server.sse import EventHubRegistry, HubSink, RunEventHub
 
 __all__ = ["Mailbox", "SubmitHandle", "SubmitResult", "SubmitStatus", "WorkerState"]
@@ -127,7 +112,7 @@ class Mailbox:
 
     def __init__(
         self,
-        runtime: Any,
+        runtime: AgentRuntimeApi,
         store: MailboxStore,
         consumer_id: str | None = None,
         config: MailboxConfig | None = None,
@@ -138,7 +123,7 @@ class Mailbox:
         default_agent_id: str = "default",
     ) -> None:
         if run_store is None:
-            run_store = getattr(runtime, "thread_run_store", None)
+            run_store = runtime.thread_run_store
         if run_store is None:
             raise ValueError(
                 "Mailbox needs a ThreadRunStore: pass run_store= or build the runtime "
@@ -330,7 +315,8 @@ class Mailbox:
             and worker.state is WorkerState.RUNNING
             and worker.run_id is not None
             and (expected_run_id is None or expected_run_id == worker.run_id)
-            and await runtime_send_messages(worker.runtime, worker.run_id, submission.messages)
+            and worker.runtime is not None
+            and worker.runtime.send_messages(worker.run_id, submission.messages)
         ):
             return SubmitResult(SubmitStatus.RUNNING, worker.job_id or "", worker.run_id, thread_id)
         return await self.submit_background(submission)
@@ -593,22 +579,19 @@ class Mailbox:
             self.consumer_id,
             job.attempt_count,
         )
+        runtime = worker.runtime or self.runtime
         try:
-            result = await worker.runtime.run(request, sink)
-        except (ResolveError, AgentRuntimeError) as exc:
-            transient = type(exc).__name__ not in (
-                "ThreadAlreadyRunning",
-                "AgentNotFound",
-                "ResolveFailed",
-            ) and not isinstance(exc, ResolveError)
-            outcome = "nack" if transient else "dead_letter"
+            result = await runtime.run(request, sink)
+        except AwakenError as exc:
+            # Retryable errors are retried with backoff; a loop error that cannot be retried
+            # already ended (and reported) the run; anything else can never succeed.
+            if exc.retryable:
+                outcome = "nack"
+            elif isinstance(exc, AgentLoopError):
+                outcome = "ack"
+            else:
+                outcome = "dead_letter"
             await self._finish(job, token, outcome, str(exc), sink, run_id, instance_id)
-            return
-        except (StorageError, InferenceFailed, InferenceExecutionError, LoopStorageFailed) as exc:
-            await self._finish(job, token, "nack", str(exc), sink, run_id, instance_id)
-            return
-        except AgentLoopError as exc:
-            await self._finish(job, token, "ack", str(exc), sink, run_id, instance_id)
             return
         except Exception as exc:
             _log.exception("run %s raised", run_id)
@@ -616,13 +599,8 @@ class Mailbox:
                 job, token, "nack", f"{type(exc).__name__}: {exc}", sink, run_id, instance_id
             )
             return
-        termination = getattr(result, "termination", None)
-        response = getattr(result, "response", None)
-        if (
-            isinstance(termination, TerminationReason)
-            and termination.type is TerminationKind.ERROR
-            and sink.error_code in TRANSIENT_ERROR_CODES
-        ):
+        termination = result.termination
+        if termination.type is TerminationKind.ERROR and sink.error_code in TRANSIENT_ERROR_CODES:
             # The store failed under the run: an infrastructure failure, retried with backoff.
             message = termination.message or "storage error"
             await self._finish(job, token, "nack", message, sink, run_id, instance_id)
@@ -634,8 +612,8 @@ class Mailbox:
                 run_id=run_id,
                 dispatch_instance_id=instance_id,
                 status=RunStatus.DONE,
-                termination=termination if isinstance(termination, TerminationReason) else None,
-                response=response if isinstance(response, str) else None,
+                termination=termination,
+                response=result.response,
             ),
         )
         await self._ack(job, token)
@@ -756,8 +734,8 @@ class Mailbox:
                 return
             if not ok:
                 worker.lease_lost = True
-                if worker.run_id is not None:
-                    await runtime_cancel(worker.runtime, worker.run_id)
+                if worker.run_id is not None and worker.runtime is not None:
+                    worker.runtime.cancel(worker.run_id)
                 return
 
     # ------------------------------------------------------------------ control
@@ -771,7 +749,7 @@ class Mailbox:
         if result.active_job is not None:
             worker = self._workers.get(thread_id)
             if worker is not None and worker.state is WorkerState.RUNNING and worker.run_id:
-                await runtime_cancel(worker.runtime, worker.run_id)
+                self._cancel_live(worker)
         return result
 
     async def _interrupt_and_wait(self, thread_id: str) -> bool:
@@ -782,12 +760,12 @@ class Mailbox:
             active = (await self.interrupt(thread_id)).active_job
         except Exception:
             _log.warning("store interrupt failed; cancelling the thread's run", exc_info=True)
-            await runtime_cancel_and_wait(self.runtime, thread_id)
+            await self.runtime.cancel_and_wait_by_thread(thread_id)
         # The run may be released by the runtime while this process's worker still settles its
         # job (result, ack): the thread is free only once the worker is idle.
         worker = self._workers.get(thread_id)
         if worker is not None and worker.state is WorkerState.RUNNING and worker.run_id:
-            await runtime_cancel(worker.runtime, worker.run_id)
+            self._cancel_live(worker)
         while worker is not None and worker.state is not WorkerState.IDLE:
             if time.monotonic() >= deadline:
                 return False
@@ -815,11 +793,7 @@ class Mailbox:
                     await self._reconcile_run(cancelled.run_id, TerminationReason.cancelled())
                 return True
         worker = self._local_worker(id)
-        if (
-            worker is not None
-            and worker.run_id is not None
-            and await runtime_cancel(worker.runtime, worker.run_id)
-        ):
+        if worker is not None and self._cancel_live(worker):
             return True
         if job is not None and job.run_id:
             id = job.run_id
@@ -830,7 +804,7 @@ class Mailbox:
             return False
         worker = self._local_worker(run.thread_id)
         if worker is not None and worker.run_id == run.run_id:
-            return await runtime_cancel(worker.runtime, run.run_id)
+            return self._cancel_live(worker)
         held = await self.store.list(run.thread_id, [MailboxJobStatus.CLAIMED], 1, 0)
         if held and held[0].run_id == run.run_id:
             # Executing in another process: superseding its job makes that worker's next lease
@@ -854,7 +828,8 @@ class Mailbox:
         if (
             worker is not None
             and worker.run_id is not None
-            and await runtime_send_decision(worker.runtime, worker.run_id, tool_call_id, resume)
+            and worker.runtime is not None
+            and worker.runtime.send_decision(worker.run_id, tool_call_id, resume)
         ):
             return worker.run_id
         run: RunRecord | None
@@ -883,6 +858,13 @@ class Mailbox:
         )
         await self.submit_background(submission)
         return run.run_id
+
+    @staticmethod
+    def _cancel_live(worker: ThreadWorker) -> bool:
+        """Cancel the run a worker of this process executes (with the runtime it started)."""
+        if worker.run_id is None or worker.runtime is None:
+            return False
+        return worker.runtime.cancel(worker.run_id)
 
     async def _reconcile_run(
         self, run_id: str, termination: TerminationReason, *, own_job: bool = False
@@ -955,7 +937,8 @@ class Mailbox:
             if await self.store.cancel(job.job_id, now_ms()) is None:
                 continue
             for call_id, resume in extras.decisions:
-                await runtime_send_decision(worker.runtime, worker.run_id, call_id, resume)
+                if worker.runtime is not None:
+                    worker.runtime.send_decision(worker.run_id, call_id, resume)
 
     async def gc(self) -> int:
         """Purge finished jobs older than ``gc_ttl``, idle workers and old replay buffers."""

@@ -20,10 +20,9 @@ from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.suspension import ToolCallResume
 from starlette.responses import Response, StreamingResponse
 
-from awaken_server.app import AppState
 from awaken_server.mailbox.submission import RunSubmission
-from awaken_server.runtime_port import runtime_send_decision
 from awaken_server.sse import RunEventHub, sse_response
+from awaken_server.state import AppState
 
 Frame = dict[str, Any]
 
@@ -124,7 +123,7 @@ async def deliver_live(
     accepted = False
     if state.mailbox.reconnect_sink(thread_id, sink):
         for target, resume in decisions:
-            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
+            delivered = state.runtime.send_decision(run_id, target, resume)
             accepted = delivered or accepted
     if not accepted:
         hub.close()

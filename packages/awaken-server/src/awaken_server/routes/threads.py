@@ -14,11 +14,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
 from awaken_server.errors import BadRequest, NotFound, UnprocessableEntity
 from awaken_server.mailbox import RunSubmission, SubmitStatus
 from awaken_server.routes.common import load_thread, status_filter
 from awaken_server.run_control import cancel_response, decision_response, interrupt_response
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import (
     field,
     json_response,

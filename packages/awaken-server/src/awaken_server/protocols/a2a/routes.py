@@ -25,7 +25,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
 from awaken_server.errors import ApiError
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.a2a.card import build_card, request_origin
@@ -49,6 +48,7 @@ from awaken_server.protocols.a2a.wire import (
 )
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
 from awaken_server.sse import format_sse_data, sse_response
+from awaken_server.state import AppState, state_of
 
 __all__ = ["A2aService", "a2a_routes"]
 

@@ -15,6 +15,7 @@ from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import AwakenError
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.runtime import AgentRuntimeApi
 from awaken_runtime.registry.registries import Registry, RegistrySet
 from awaken_runtime.registry.resolver import RegistryResolver
 from awaken_runtime.runtime import AgentRuntime
@@ -57,13 +58,13 @@ def _overlay(registries: RegistrySet, spec: AgentSpec) -> RegistrySet:
     return overlay
 
 
-def preview_runtime(live: Any, spec: AgentSpec) -> AgentRuntime:
+def preview_runtime(live: AgentRuntimeApi, spec: AgentSpec) -> AgentRuntime:
     """A runtime resolving ``spec`` over ``live``'s registries; 400 when a local draft fails."""
-    registries = getattr(live, "registries", None)
-    if not isinstance(registries, RegistrySet):
+    registries = live.registries if isinstance(live, AgentRuntime) else None
+    if registries is None:
         raise ProtocolRequestError("agent previews need a registry-backed runtime")
-    resolver = getattr(live, "resolver", None)
-    mode = getattr(resolver, "tool_execution_mode", None)
+    resolver = live.resolver if isinstance(live, AgentRuntime) else None
+    mode = resolver.tool_execution_mode if isinstance(resolver, RegistryResolver) else None
     overlay = _overlay(registries, spec)
     preview_resolver = (
         RegistryResolver(overlay, mode) if mode is not None else RegistryResolver(overlay)
@@ -96,7 +97,7 @@ def preview_request(body: Any) -> tuple[AgentSpec, RunRequest]:
     return spec, request
 
 
-def start_preview(live: Any, body: Any, sink: Any) -> asyncio.Task[Any]:
+def start_preview(live: AgentRuntimeApi, body: Any, sink: Any) -> asyncio.Task[Any]:
     """Validate a preview body and start its run on a throw-away runtime, events to ``sink``."""
     spec, request = preview_request(body)
     runtime = preview_runtime(live, spec)

@@ -14,7 +14,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ai_sdk_v6.encoder import AiSdkEncoder
 from awaken_server.protocols.ai_sdk_v6.history import encode_history
@@ -34,6 +33,7 @@ from awaken_server.protocols.relay import (
     waiting_targets,
 )
 from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
 UI_MESSAGE_STREAM_HEADERS = {
