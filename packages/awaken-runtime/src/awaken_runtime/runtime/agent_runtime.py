@@ -1,7 +1,8 @@
 """``AgentRuntime``: runs agents and controls live runs.
 
-``run(request, sink)`` prepares a run — agent id, run id (new, hinted, or the thread's waiting
-run when resuming), a fresh state store with the thread's Thread-scoped state, the thread's
+``run(request, sink)`` prepares a run — its :class:`RunPlan` (the request's, planned by the
+mailbox at submission, else planned here: agent id, run id new, hinted, or the thread's
+waiting run when resuming), a fresh state store with the thread's Thread-scoped state, the thread's
 history (cleaned of abandoned and unpaired tool calls) plus the new messages — registers it as
 the thread's active run and drives the agent loop. ``stream(request)`` yields the same events
 as an async iterator. Live runs are controlled by id: ``cancel``, ``send_decision(s)``,
@@ -22,6 +23,7 @@ from awaken_contract.contract.event_sink import ChannelEventSink, EventSink, Nul
 from awaken_contract.contract.identity import RunIdentity, RunOrigin
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest, RunRequestOrigin
+from awaken_contract.contract.run_plan import RunPlan, find_waiting_run
 from awaken_contract.contract.storage import (
     RunDecision,
     RunRecord,
@@ -97,12 +99,18 @@ class AgentRuntime:
         carries decisions (possibly from another process sharing the store).
         """
         store = self.thread_run_store
-        agent_id = request.agent_id or await self._infer_agent_id(request.thread_id)
+        plan = request.plan
+        agent_id = (plan.agent_id if plan is not None else request.agent_id) or (
+            await self._infer_agent_id(request.thread_id)
+        )
         try:
             agent = self.resolver.resolve(agent_id)
         except ResolveError as exc:
             raise ResolveFailed(str(exc)) from exc
-        run_id, continuation, previous = await self._pick_run_id(request)
+        if plan is None:
+            plan = await self._plan(request, agent_id)
+        run_id, continuation = plan.run_id, plan.resumes
+        previous = await self._planned_run(plan)
         handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
         self.active_runs.register(handle)
         try:
@@ -311,51 +319,41 @@ class AgentRuntime:
                 return local[0]  # the only runnable agent
         return "default"
 
-    async def _pick_run_id(self, request: RunRequest) -> tuple[str, bool, RunRecord | None]:
-        """``(run id, is continuation, previous record)`` by the spec's rules."""
+    async def _plan(self, request: RunRequest, agent_id: str) -> RunPlan:
+        """The run a request without a plan executes, by the spec's rules: the run it
+        continues, its hinted run id, the thread's waiting run, else a new run."""
         store = self.thread_run_store
         if request.continue_run_id:
-            run_id = request.continue_run_id
-            if store is None:
-                raise InvalidResume(f"continue_run_id '{run_id}' requires run storage")
-            record = await store.load_run(run_id)
-            if record is None:
-                raise InvalidResume(
-                    f"continue_run_id '{run_id}' does not reference an existing run"
-                )
-            return run_id, True, record
+            return RunPlan(agent_id=agent_id, run_id=request.continue_run_id, resumes=True)
         hint = (request.run_id_hint or "").strip()
         if hint:
-            record = await store.load_run(hint) if store is not None else None
-            if record is not None and record.status.value != "created":
-                raise InvalidResume(f"run_id_hint '{hint}' already exists as a run")
-            return hint, False, None
+            return RunPlan(agent_id=agent_id, run_id=hint)
         if request.dispatch_id_hint:
             dispatch = request.dispatch_id_hint
             if store is not None and await store.load_run(dispatch) is not None:
                 raise InvalidResume(f"dispatch_id_hint '{dispatch}' already exists as a run")
-            return dispatch, False, None
+            return RunPlan(agent_id=agent_id, run_id=dispatch)
         if store is not None:
-            waiting = await self._waiting_run(request.thread_id)
+            waiting = await find_waiting_run(store, request.thread_id)
             if waiting is not None:
-                return waiting.run_id, True, waiting
-        return new_id(), False, None
+                return RunPlan.resume(waiting, agent_id)
+        return RunPlan(agent_id=agent_id, run_id=new_id())
 
-    async def _waiting_run(self, thread_id: str) -> RunRecord | None:
+    async def _planned_run(self, plan: RunPlan) -> RunRecord | None:
+        """Check a submitted plan against the store; the record it resumes."""
         store = self.thread_run_store
-        assert store is not None
-        thread = await store.load_thread(thread_id)
-        if thread is not None and thread.open_run_id:
-            record = await store.load_run(thread.open_run_id)
-            if (
-                record is not None
-                and record.thread_id == thread_id
-                and record.is_resumable_waiting()
-            ):
-                return record
-        latest = await self._latest_run(RunRequest(thread_id))
-        if latest is not None and latest.is_resumable_waiting():
-            return latest
+        if plan.resumes:
+            if store is None:
+                raise InvalidResume(f"continue_run_id '{plan.run_id}' requires run storage")
+            record = await store.load_run(plan.run_id)
+            if record is None:
+                raise InvalidResume(
+                    f"continue_run_id '{plan.run_id}' does not reference an existing run"
+                )
+            return record
+        record = await store.load_run(plan.run_id) if store is not None else None
+        if record is not None and record.status.value != "created":
+            raise InvalidResume(f"run_id_hint '{plan.run_id}' already exists as a run")
         return None
 
     @staticmethod

@@ -31,6 +31,8 @@ from awaken_contract.contract.mailbox import (
     MailboxRunResult,
     MailboxStore,
 )
+from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.run_plan import RunPlan, find_waiting_run
 from awaken_contract.contract.storage import (
     RunDecision,
     RunOutcome,
@@ -255,9 +257,10 @@ class Mailbox:
             raise Conflict(THREAD_BUSY)
         worker = await self._reserve_worker(thread_id)
         try:
-            run_id, agent_id = await self._prepare_run(thread_id, submission, background=False)
+            plan = await self._prepare_run(thread_id, submission, background=False)
+            run_id = plan.run_id
             now = now_ms()
-            job = self._new_job(thread_id, run_id, agent_id, submission, background=False, now=now)
+            job = self._new_job(thread_id, plan, submission, background=False, now=now)
             job.available_at = now + self.config.inline_claim_guard_ms
             stored = await self.store.enqueue(job)
             claimed = await self.store.claim_job(
@@ -295,14 +298,14 @@ class Mailbox:
         """Background submit: enqueue behind the thread's active work (no interrupt)."""
         self._check_accepting()
         thread_id = self._validate(submission)
-        run_id, agent_id = await self._prepare_run(thread_id, submission, background=True)
-        job = self._new_job(thread_id, run_id, agent_id, submission, background=True, now=now_ms())
+        plan = await self._prepare_run(thread_id, submission, background=True)
+        job = self._new_job(thread_id, plan, submission, background=True, now=now_ms())
         stored = await self.store.enqueue(job)
         self._count("enqueue", "ok")
         started = await self.try_dispatch(thread_id)
         status = SubmitStatus.RUNNING if started else SubmitStatus.QUEUED
         self._wake.set()
-        return SubmitResult(status, stored.job_id, run_id, thread_id)
+        return SubmitResult(status, stored.job_id, plan.run_id, thread_id)
 
     async def submit_live_then_queue(
         self, submission: RunSubmission, expected_run_id: str | None = None
@@ -349,9 +352,9 @@ class Mailbox:
 
     async def _prepare_run(
         self, thread_id: str, submission: RunSubmission, *, background: bool
-    ) -> tuple[str, str]:
-        """Pick the run id (continue a waiting run, honour hints, else new) and the agent id;
-        create the durable run record (status ``created``) for new runs."""
+    ) -> RunPlan:
+        """Plan the run: the agent, the run id (continue a waiting run, honour hints, else
+        new); create the durable run record (status ``created``) for new runs."""
         latest = await self.run_store.latest_run(thread_id)
         agent_id = (submission.agent_id or "").strip()
         if not agent_id and latest is not None and latest.status is not RunStatus.CREATED:
@@ -360,12 +363,12 @@ class Mailbox:
             agent_id = self.default_agent_id
 
         if submission.continue_run_id:
-            return submission.continue_run_id, agent_id
+            return RunPlan(agent_id=agent_id, run_id=submission.continue_run_id, resumes=True)
         if not submission.run_id_hint:
-            waiting = await self._resumable_waiting_run(thread_id, latest)
+            waiting = await find_waiting_run(self.run_store, thread_id)
             if waiting is not None:
                 submission.continue_run_id = waiting.run_id
-                return waiting.run_id, (submission.agent_id or "").strip() or waiting.agent_id
+                return RunPlan.resume(waiting, (submission.agent_id or "").strip())
         run_id = submission.run_id_hint or new_id()
         now = now_secs()
         record = RunRecord(
@@ -392,25 +395,12 @@ class Mailbox:
         )
         with contextlib.suppress(AlreadyExists):
             await self.run_store.create_run(record)
-        return run_id, agent_id
-
-    async def _resumable_waiting_run(
-        self, thread_id: str, latest: RunRecord | None
-    ) -> RunRecord | None:
-        thread = await self.run_store.load_thread(thread_id)
-        if thread is not None and thread.open_run_id:
-            run = await self.run_store.load_run(thread.open_run_id)
-            if run is not None and run.thread_id == thread_id and run.is_resumable_waiting():
-                return run
-        if latest is not None and latest.is_resumable_waiting():
-            return latest
-        return None
+        return RunPlan(agent_id=agent_id, run_id=run_id)
 
     def _new_job(
         self,
         thread_id: str,
-        run_id: str,
-        agent_id: str,
+        plan: RunPlan,
         submission: RunSubmission,
         *,
         background: bool,
@@ -420,8 +410,8 @@ class Mailbox:
         job = MailboxJob.new(
             thread_id,
             messages=list(submission.messages),
-            agent_id=agent_id,
-            run_id=run_id,
+            agent_id=plan.agent_id,
+            run_id=plan.run_id,
             max_attempts=self.config.default_max_attempts,
             origin=submission.origin,
             request_extras=extras_to_builtins(extras),
@@ -623,8 +613,14 @@ class Mailbox:
         with contextlib.suppress(Exception):
             await self.store.record_run_result(job.job_id, token, result, now_ms())
 
-    async def _request_for(self, job: MailboxJob, run_id: str, instance_id: str) -> Any:
-        """Rebuild the runtime request from the durable job and run record."""
+    async def _request_for(
+        self, job: MailboxJob, run_id: str, instance_id: str
+    ) -> RunRequest | None:
+        """Rebuild the runtime request from the durable job and run record.
+
+        The plan made at submission is the job's agent and run id; this attempt resumes that
+        run once an earlier attempt (or the submission) started it, and starts a new run
+        only when the planned one ended meanwhile."""
         try:
             extras: JobExtras = extras_of(job.request_extras)
         except Exception as exc:
@@ -650,11 +646,10 @@ class Mailbox:
                 return None  # its input was already consumed before a crash lost the ack
             # The run this job meant to continue ended meanwhile: start a new one.
             run_id, continuation = new_id(), False
+        plan = RunPlan(agent_id=job.agent_id, run_id=run_id, resumes=continuation)
         return build_request(
             thread_id=job.mailbox_id,
-            run_id=run_id,
-            continuation=continuation,
-            agent_id=job.agent_id,
+            plan=plan,
             messages=job.messages,
             messages_already_persisted=persisted,
             origin=job.origin,
@@ -834,21 +829,12 @@ class Mailbox:
             return worker.run_id
         run: RunRecord | None
         if thread_scoped:
-            thread = await self.run_store.load_thread(id)
-            run = None
-            if thread is not None and thread.open_run_id:
-                run = await self.run_store.load_run(thread.open_run_id)
-            if run is None:
-                run = await self.run_store.latest_run(id)
+            run = await find_waiting_run(self.run_store, id)
         else:
             run = await self.run_store.load_run(id)
-        if run is None or not run.is_resumable_waiting() or run.waiting is None:
+        if run is None or not run.is_resumable_waiting():
             return None
-        targets = {t.ticket_id for t in run.waiting.tickets} | {
-            t.tool_call_id for t in run.waiting.tickets
-        }
-        targets |= set(run.waiting.ticket_ids)
-        if tool_call_id not in targets:
+        if tool_call_id not in run.decision_targets():
             return None
         submission = RunSubmission(
             thread_id=run.thread_id,

@@ -358,10 +358,10 @@ def decision_of(message: A2aMessage) -> ToolCallResume:
 
 
 def _pending_targets(run: RunRecord | None) -> set[str]:
+    """One target per call the run waits on (answering each call once)."""
     if run is None or run.waiting is None:
         return set()
-    targets = {t.tool_call_id or t.ticket_id for t in run.waiting.tickets}
-    return targets or set(run.waiting.ticket_ids)
+    return set(run.waiting.call_targets())
 
 
 async def _continue(service: A2aService, run: RunRecord, message: A2aMessage) -> None:
