@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
@@ -27,23 +27,39 @@ __all__ = [
     "AgentRunResult",
     "ControlMessage",
     "DecisionBatch",
+    "Decisions",
+    "Inbox",
     "decisions_message",
     "inbox_message",
 ]
 
-#: What flows through a live run's control channel: ``("decisions", DecisionBatch)`` or
-#: ``("messages", list[Message])``.
-ControlMessage = tuple[str, Any]
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """A control-channel entry: decisions for the run's suspended calls."""
+
+    batch: DecisionBatch
+
+
+@dataclass(frozen=True, slots=True)
+class Inbox:
+    """A control-channel entry: messages that join the conversation at the next boundary."""
+
+    messages: list[Message]
+
+
+#: What flows through a live run's control channel.
+ControlMessage = Decisions | Inbox
 
 
 def decisions_message(batch: DecisionBatch) -> ControlMessage:
     """A control-channel entry carrying decisions."""
-    return ("decisions", list(batch))
+    return Decisions(list(batch))
 
 
 def inbox_message(messages: list[Message]) -> ControlMessage:
     """A control-channel entry carrying messages for the running agent."""
-    return ("messages", list(messages))
+    return Inbox(list(messages))
 
 
 @dataclass(slots=True)
