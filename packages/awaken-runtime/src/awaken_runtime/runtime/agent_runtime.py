@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
 
 from awaken_contract.actions import ClearToolCallStates, ToolCallStatesKey
 from awaken_contract.contract.event import AgentEvent
@@ -25,6 +24,7 @@ from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest, RunRequestOrigin
 from awaken_contract.contract.run_plan import RunPlan, find_waiting_run
 from awaken_contract.contract.storage import (
+    ProfileStore,
     RunDecision,
     RunRecord,
     RunRequestSnapshot,
@@ -49,6 +49,7 @@ from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
 from awaken_runtime.runtime.active_registry import ActiveRunRegistry, RunHandle
+from awaken_runtime.runtime.completion import Decider, run_to_completion
 from awaken_runtime.state.store import StateStore
 
 __all__ = ["AgentRuntime"]
@@ -74,7 +75,7 @@ class AgentRuntime:
         *,
         registries: RegistrySet | None = None,
         thread_run_store: ThreadRunStore | None = None,
-        profile_store: Any = None,
+        profile_store: ProfileStore | None = None,
     ) -> None:
         self.resolver = resolver
         self.registries = registries
@@ -198,11 +199,9 @@ class AgentRuntime:
         request: RunRequest,
         sink: EventSink | None = None,
         *,
-        decide: Any = None,
+        decide: Decider | None = None,
     ) -> AgentRunResult:
         """Run ``request`` answering every suspension inline; see :func:`run_to_completion`."""
-        from awaken_runtime.runtime.completion import run_to_completion
-
         return await run_to_completion(self, request, sink, decide=decide)
 
     # ------------------------------------------------------------------ control plane
