@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import AdapterKind
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import AwakenError
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec
-from awaken_contract.runtime import AgentRuntimeApi
+from awaken_contract.runtime import AgentRunResult, AgentRuntimeApi
 from awaken_runtime.registry.registries import Registry, RegistrySet
 from awaken_runtime.registry.resolver import RegistryResolver
 from awaken_runtime.runtime import AgentRuntime
@@ -97,7 +98,9 @@ def preview_request(body: Any) -> tuple[AgentSpec, RunRequest]:
     return spec, request
 
 
-def start_preview(live: AgentRuntimeApi, body: Any, sink: Any) -> asyncio.Task[Any]:
+def start_preview(
+    live: AgentRuntimeApi, body: Any, sink: EventSink
+) -> asyncio.Task[AgentRunResult]:
     """Validate a preview body and start its run on a throw-away runtime, events to ``sink``."""
     spec, request = preview_request(body)
     runtime = preview_runtime(live, spec)
