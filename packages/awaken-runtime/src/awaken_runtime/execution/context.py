@@ -46,14 +46,15 @@ class ToolContext:
     canceller: RunCanceller
     token: CancellationToken | None = None
 
-    def phase_ctx(self, phase: Phase, **extra: Any) -> PhaseContext:
-        """A context for ``phase`` over the current snapshot."""
+    def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
+        """A context for ``phase`` over the current snapshot (``with_token=False``: phases
+        that must run to their end even when the run is cancelled)."""
         return PhaseContext(
             phase=phase,
             snapshot=self.store.snapshot(),
             agent_spec=self.spec,
             run_identity=self.identity,
             messages=self.messages,
-            cancellation_token=self.token,
+            cancellation_token=self.token if with_token else None,
             **extra,
         )

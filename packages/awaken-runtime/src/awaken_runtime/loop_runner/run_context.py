@@ -153,15 +153,7 @@ class LoopContext:
     # ------------------------------------------------------------------ phases
     def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
         """A context for ``phase`` over the current snapshot."""
-        return PhaseContext(
-            phase=phase,
-            snapshot=self.store.snapshot(),
-            agent_spec=self.spec,
-            run_identity=self.identity,
-            messages=self.messages,
-            cancellation_token=self.params.cancellation_token if with_token else None,
-            **extra,
-        )
+        return self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
 
     async def run_phase(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> None:
         """GATHER + EXECUTE of ``phase``; skipped when it has no hooks and no queued actions.

@@ -212,20 +212,30 @@ class JobRunner:
             await self._finish(job, token, "nack", message, sink, run_id, instance_id)
             return
         await self._record_done(
-            job,
-            token,
-            MailboxRunResult(
-                run_id=run_id,
-                dispatch_instance_id=instance_id,
-                status=RunStatus.DONE,
-                termination=termination,
-                response=result.response,
-            ),
+            job, token, run_id, instance_id, termination, response=result.response
         )
         await self._ack(job, token)
 
-    async def _record_done(self, job: MailboxJob, token: str, result: MailboxRunResult) -> None:
+    async def _record_done(
+        self,
+        job: MailboxJob,
+        token: str,
+        run_id: str,
+        instance_id: str,
+        termination: TerminationReason,
+        *,
+        response: str | None = None,
+        error: str | None = None,
+    ) -> None:
         """Record a finished dispatch's result on its job (best effort: a failure is ignored)."""
+        result = MailboxRunResult(
+            run_id=run_id,
+            dispatch_instance_id=instance_id,
+            status=RunStatus.DONE,
+            termination=termination,
+            response=response,
+            error=error,
+        )
         with contextlib.suppress(Exception):
             await self.core.store.record_run_result(job.job_id, token, result, now_ms())
 
@@ -299,15 +309,7 @@ class JobRunner:
         if self.core.metrics is not None:
             self.core.metrics.errors.labels(outcome).inc()
         await self._record_done(
-            job,
-            token,
-            MailboxRunResult(
-                run_id=run_id,
-                dispatch_instance_id=instance_id,
-                status=RunStatus.DONE,
-                termination=TerminationReason.error(error),
-                error=error,
-            ),
+            job, token, run_id, instance_id, TerminationReason.error(error), error=error
         )
         try:
             if outcome == "ack":
