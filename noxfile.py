@@ -42,7 +42,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def typecheck(session: nox.Session) -> None:
-    """mypy over every package (strict for awaken-contract, see pyproject)."""
+    """mypy over every package (strict for awaken-contract, -runtime and -server, see pyproject)."""
     for src in PACKAGE_SOURCES:
         session.run("mypy", src)
 

@@ -32,8 +32,8 @@ from awaken_contract.registry_spec import (
 )
 from pydantic import ValidationError
 
-from awaken_server.app import ServerConfig
 from awaken_server.demo import DEMO_MODEL_ID, DEMO_PROVIDER_ID, DemoLlm, demo_tools
+from awaken_server.state import ServerConfig
 
 __all__ = [
     "DEFAULT_STORE_URL",

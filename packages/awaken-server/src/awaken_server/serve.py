@@ -14,13 +14,14 @@ from awaken_contract.errors import ConfigLoadError
 from awaken_contract.log_context import LogFormat
 from awaken_contract.log_context import configure_logging as _configure_logging
 
-from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.metrics import ServerMetrics
 from awaken_server.playground import playground_routes
 from awaken_server.protocols import protocol_routes
 from awaken_server.security import is_loopback_host
+from awaken_server.state import AppState, ServerConfig
 from awaken_server.telemetry import ServerTelemetry
 from awaken_server.terminal import run_once
 from awaken_server.trace_context import TraceContextMiddleware

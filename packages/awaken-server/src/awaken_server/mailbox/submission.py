@@ -16,6 +16,7 @@ from awaken_contract.contract.identity import AdapterKind, RunMode
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.request import RunRequestOrigin as RequestOrigin
+from awaken_contract.contract.run_plan import RunPlan
 from awaken_contract.contract.storage import RunRequestOrigin
 from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
@@ -108,9 +109,7 @@ def extras_to_builtins(extras: JobExtras) -> Any | None:
 def build_request(
     *,
     thread_id: str,
-    run_id: str,
-    continuation: bool,
-    agent_id: str,
+    plan: RunPlan,
     messages: list[Message],
     messages_already_persisted: bool,
     origin: RunRequestOrigin,
@@ -119,11 +118,11 @@ def build_request(
     dispatch_id: str,
     session_id: str,
 ) -> RunRequest:
-    """The runtime request a worker executes for a job."""
+    """The runtime request a worker executes for a job: the job's input under ``plan``."""
     request = RunRequest(
         thread_id=thread_id,
         messages=list(messages),
-        agent_id=agent_id or None,
+        agent_id=plan.agent_id or None,
         messages_already_persisted=messages_already_persisted,
         decisions=list(extras.decisions),
         frontend_tools=list(extras.frontend_tools),
@@ -136,11 +135,8 @@ def build_request(
         session_id=session_id,
         transport_request_id=extras.transport_request_id,
         trace_parent=extras.trace_parent,
+        plan=plan,
     )
-    if continuation:
-        request.continue_run_id = run_id
-    else:
-        request.run_id_hint = run_id
     if extras.overrides:
         request.overrides = InferenceOverride.model_validate(extras.overrides)
     return request

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from awaken_contract.runtime import AgentRuntimeApi
+
 __all__ = ["run_stdio_command"]
 
 
@@ -25,7 +27,9 @@ def _extension_plugins() -> list[Any]:
 
 
 async def _with_runtime(
-    config_path: str | None, store_url: str | None, serve: Callable[[Any], Awaitable[None]]
+    config_path: str | None,
+    store_url: str | None,
+    serve: Callable[[AgentRuntimeApi], Awaitable[None]],
 ) -> None:
     from awaken_server.bootstrap import (
         build_runtime,
@@ -57,7 +61,7 @@ def run_stdio_command(
     name: str,
     config_path: str | None,
     store_url: str | None,
-    serve: Callable[[Any], Awaitable[None]],
+    serve: Callable[[AgentRuntimeApi], Awaitable[None]],
 ) -> int:
     """Build the runtime and ``serve(runtime)`` until stdin closes; the exit code."""
     from awaken_contract.errors import AwakenError

@@ -16,11 +16,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
 from awaken_server.config_manager import NAMESPACES, ConfigRuntimeManager, namespace_model
 from awaken_server.errors import ApiError, BadRequest, Conflict, NotFound
 from awaken_server.security.admin import admin_gate_of
 from awaken_server.security.provider_docs import check_provider_doc
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import edge_id, json_response, page_params, read_json
 
 __all__ = ["config_routes"]

@@ -8,14 +8,14 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from awaken_server.agent_lookup import require_agent
-from awaken_server.app import state_of
 from awaken_server.errors import BadRequest
 from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
-from awaken_server.routes.threads import inject_messages
 from awaken_server.run_control import cancel_response, decision_response
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import parse_last_event_id
+from awaken_server.state import state_of
+from awaken_server.thread_input import inject_messages
 from awaken_server.wire import (
     field,
     header_safe,

@@ -26,7 +26,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
-from awaken_server.app import AppState, state_of
 from awaken_server.errors import ApiError
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.a2a.card import build_card, request_origin
@@ -51,6 +50,7 @@ from awaken_server.protocols.a2a.wire import (
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import format_sse_data, sse_response
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import decode_json, parse_offset
 
 __all__ = ["A2aService", "a2a_routes"]
@@ -380,10 +380,10 @@ def decision_of(message: A2aMessage) -> ToolCallResume:
 
 
 def _pending_targets(run: RunRecord | None) -> set[str]:
+    """One target per call the run waits on (answering each call once)."""
     if run is None or run.waiting is None:
         return set()
-    targets = {t.tool_call_id or t.ticket_id for t in run.waiting.tickets}
-    return targets or set(run.waiting.ticket_ids)
+    return set(run.waiting.call_targets())
 
 
 async def _continue(service: A2aService, run: RunRecord, message: A2aMessage) -> None:

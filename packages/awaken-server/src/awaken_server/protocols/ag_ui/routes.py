@@ -15,7 +15,6 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from awaken_server.agent_lookup import require_agent
-from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ag_ui.encoder import AgUiEncoder
 from awaken_server.protocols.ag_ui.request import AgUiRunInput, RunAgentInput, decode_run_input
@@ -29,9 +28,9 @@ from awaken_server.protocols.relay import (
     submit_and_stream,
     waiting_targets,
 )
-from awaken_server.runtime_port import runtime_send_messages
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import RunEventHub
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
 AG_UI_STREAM_HEADERS = {
@@ -59,7 +58,7 @@ async def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> R
     if not await deliver_live(state, thread_id, run_id, run.decisions, hub, sink):
         return None
     if run.messages:
-        await runtime_send_messages(state.runtime, run_id, run.messages)
+        state.runtime.send_messages(run_id, run.messages)
     return hub
 
 

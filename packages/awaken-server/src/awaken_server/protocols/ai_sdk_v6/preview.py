@@ -15,11 +15,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import AdapterKind
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import AwakenError
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.runtime import AgentRunResult, AgentRuntimeApi
 from awaken_runtime.registry.registries import Registry, RegistrySet
 from awaken_runtime.registry.resolver import RegistryResolver
 from awaken_runtime.runtime import AgentRuntime
@@ -87,13 +89,15 @@ def with_server_policy(spec: AgentSpec, base: AgentSpec | None) -> AgentSpec:
     )
 
 
-def preview_runtime(live: Any, spec: AgentSpec, default_agent_id: str = "default") -> AgentRuntime:
+def preview_runtime(
+    live: AgentRuntimeApi, spec: AgentSpec, default_agent_id: str = "default"
+) -> AgentRuntime:
     """A runtime resolving ``spec`` over ``live``'s registries; 400 when a local draft fails."""
-    registries = getattr(live, "registries", None)
-    if not isinstance(registries, RegistrySet):
+    registries = live.registries if isinstance(live, AgentRuntime) else None
+    if registries is None:
         raise ProtocolRequestError("agent previews need a registry-backed runtime")
-    resolver = getattr(live, "resolver", None)
-    mode = getattr(resolver, "tool_execution_mode", None)
+    resolver = live.resolver if isinstance(live, AgentRuntime) else None
+    mode = resolver.tool_execution_mode if isinstance(resolver, RegistryResolver) else None
     if spec.endpoint is not None:
         raise ProtocolRequestError(
             f"invalid preview agent '{spec.id}': previews run local agents only "
@@ -133,8 +137,8 @@ def preview_request(body: Any) -> tuple[AgentSpec, RunRequest]:
 
 
 def start_preview(
-    live: Any, body: Any, sink: Any, default_agent_id: str = "default"
-) -> asyncio.Task[Any]:
+    live: AgentRuntimeApi, body: Any, sink: EventSink, default_agent_id: str = "default"
+) -> asyncio.Task[AgentRunResult]:
     """Validate a preview body and start its run on a throw-away runtime, events to ``sink``."""
     spec, request = preview_request(body)
     runtime = preview_runtime(live, spec, default_agent_id)

@@ -15,7 +15,6 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from awaken_server.agent_lookup import require_agent
-from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ai_sdk_v6.encoder import AiSdkEncoder
 from awaken_server.protocols.ai_sdk_v6.history import encode_history
@@ -36,6 +35,7 @@ from awaken_server.protocols.relay import (
 )
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
 UI_MESSAGE_STREAM_HEADERS = {

@@ -22,10 +22,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute
 from starlette.types import Receive, Scope, Send
 
-from awaken_server.app import AppState
 from awaken_server.protocols.mcp_http.server import build_mcp_server
 from awaken_server.security.hosts import LOOPBACK_NAMES, scope_port
 from awaken_server.security.streams import StreamRoute
+from awaken_server.state import AppState
 
 __all__ = ["McpHttp", "mcp_routes", "origin_allowed"]
 
