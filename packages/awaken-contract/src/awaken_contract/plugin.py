@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from awaken_contract.contract.cancellation import CancellationToken
     from awaken_contract.contract.inference import StreamResult
     from awaken_contract.contract.message import Message
+    from awaken_contract.contract.storage import ProfileStore
     from awaken_contract.contract.suspension import ToolCallResume
     from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolResult
     from awaken_contract.model import (
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         ScheduledActionSpec,
         TypedEffectHandler,
     )
+    from awaken_contract.profile import ProfileAccess
     from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
     from awaken_contract.state import (
         MutationBatch,
@@ -133,7 +135,8 @@ class ConfigSchema(msgspec.Struct, frozen=True):
 class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a hook sees: the phase, a frozen snapshot, the active agent spec, the run
     identity, the messages, and — depending on the phase — the inference response or the tool
-    call (name, id, arguments, kind, result, resume input)."""
+    call (name, id, arguments, kind, result, resume input). ``profile`` gives typed access to
+    the runtime's profile store, scoped to the active agent."""
 
     phase: Phase
     snapshot: Snapshot
@@ -150,6 +153,7 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     resume_input: ToolCallResume | None = None
     suspension_id: str | None = None
     suspension_reason: str | None = None
+    profile_store: ProfileStore | None = None
 
     @classmethod
     def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:
@@ -178,6 +182,15 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     def replace(self, **changes: Any) -> PhaseContext:
         """A copy with some fields changed."""
         return msgspec.structs.replace(self, **changes)
+
+    @property
+    def profile(self) -> ProfileAccess | None:
+        """Profile entries of the active agent (``None`` without a profile store)."""
+        from awaken_contract.profile import ProfileAccess
+
+        if self.profile_store is None:
+            return None
+        return ProfileAccess.for_agent(self.profile_store, self.agent_spec.id)
 
     @property
     def is_cancelled(self) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from awaken_contract.contract.executor import LlmExecutor
-from awaken_contract.contract.storage import ThreadRunStore
+from awaken_contract.contract.storage import ProfileStore, ThreadRunStore
 from awaken_contract.contract.tool import Tool, ToolExecutionMode
 from awaken_contract.errors import AwakenError, BuildError, ValidationFailed
 from awaken_contract.plugin import Plugin
@@ -38,7 +38,7 @@ class AgentRuntimeBuilder:
         self.registries = RegistrySet()
         self._errors: list[BuildError] = []
         self._thread_run_store: ThreadRunStore | None = None
-        self._profile_store: Any = None
+        self._profile_store: ProfileStore | None = None
         self._tool_execution_mode = ToolExecutionMode.SEQUENTIAL
         self._tool_executor: ToolExecutor | None = None
 
@@ -125,8 +125,8 @@ class AgentRuntimeBuilder:
         self._thread_run_store = store
         return self
 
-    def with_profile_store(self, store: Any) -> AgentRuntimeBuilder:
-        """Give plugins a profile store."""
+    def with_profile_store(self, store: ProfileStore) -> AgentRuntimeBuilder:
+        """Give hooks a profile store (``ctx.profile``, scoped to the active agent)."""
         self._profile_store = store
         return self
 

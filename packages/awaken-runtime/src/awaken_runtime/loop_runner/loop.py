@@ -179,6 +179,7 @@ class _LoopRun:
             run_identity=self.identity,
             messages=self.messages,
             cancellation_token=self.token if with_token else None,
+            profile_store=self.params.profile_store,
             **extra,
         )
 

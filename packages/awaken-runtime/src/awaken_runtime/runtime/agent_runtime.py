@@ -23,6 +23,7 @@ from awaken_contract.contract.identity import RunIdentity, RunOrigin
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest, RunRequestOrigin
 from awaken_contract.contract.storage import (
+    ProfileStore,
     RunDecision,
     RunRecord,
     RunRequestSnapshot,
@@ -73,7 +74,7 @@ class AgentRuntime:
         *,
         registries: RegistrySet | None = None,
         thread_run_store: ThreadRunStore | None = None,
-        profile_store: Any = None,
+        profile_store: ProfileStore | None = None,
     ) -> None:
         self.resolver = resolver
         self.registries = registries
@@ -151,6 +152,7 @@ class AgentRuntime:
                 request_snapshot=self._snapshot(request, len(history)) if store else None,
                 resolved=agent,
                 wait_for_decisions=wait_for_decisions,
+                profile_store=self.profile_store,
             )
             return await run_agent_loop(params)
         finally:
