@@ -135,8 +135,9 @@ class ConfigSchema(msgspec.Struct, frozen=True):
 class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a hook sees: the phase, a frozen snapshot, the active agent spec, the run
     identity, the messages, and — depending on the phase — the inference response or the tool
-    call (name, id, arguments, kind, result, resume input). ``profile`` gives typed access to
-    the runtime's profile store, scoped to the active agent."""
+    call (name, id, arguments, kind, result, resume input). ``tools`` are the descriptors the
+    agent offers the model this run (before per-step filters); ``profile`` gives typed access
+    to the runtime's profile store, scoped to the active agent."""
 
     phase: Phase
     snapshot: Snapshot
@@ -154,6 +155,7 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     suspension_id: str | None = None
     suspension_reason: str | None = None
     profile_store: ProfileStore | None = None
+    tools: Sequence[ToolDescriptor] = ()
 
     @classmethod
     def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:

@@ -180,6 +180,7 @@ class _LoopRun:
             messages=self.messages,
             cancellation_token=self.token if with_token else None,
             profile_store=self.params.profile_store,
+            tools=self.agent_tool_descriptors(),
             **extra,
         )
 
