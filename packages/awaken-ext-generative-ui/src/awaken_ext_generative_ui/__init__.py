@@ -1,0 +1,1 @@
+"""Generative UI (A2UI v0.8)."""
