@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.storage import ProfileStore
 from awaken_contract.contract.tool import Tool
 from awaken_contract.errors import ConfigLoadError
 from awaken_contract.plugin import Plugin
@@ -232,6 +233,9 @@ def build_runtime(
     for plugin_id, plugin in available.plugins.items():
         builder = builder.with_plugin(plugin_id, plugin)
     builder = builder.with_thread_run_store(store)
+    profiles = getattr(store, "profiles", None)
+    if isinstance(profiles, ProfileStore):
+        builder = builder.with_profile_store(profiles)
     return builder.build()
 
 
