@@ -90,3 +90,32 @@ async def test_deferred_tools_from_yaml_over_http(tmp_path: Path, serve: ServeAs
     assert entry is not None and entry.value["session_count"] == 1
     assert set(entry.value["tools"]) == {"ToolSearch", "debug_dump"}
     await store.close()
+
+
+async def test_invalid_sections_are_a_400_through_the_config_api(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    config = tmp_path / "awaken.yaml"
+    config.write_text(YAML, encoding="utf-8")
+    setup = setup_from_file(config)
+    setup.executors["scripted"] = ScriptedLlm([])
+    store = SqliteStore(tmp_path / "awaken.db")
+    app, _ = await prepare_app(setup, store, ServerConfig())
+    url = await serve(app)
+    agent = {
+        "id": "bad",
+        "model_id": "m",
+        "plugin_ids": ["ext-deferred-tools", "generative-ui"],
+        "sections": {"deferred_tools": {"default_mode": "lazy"}},
+    }
+    ui_agent = {**agent, "id": "bad-ui", "sections": {"generative-ui": {"catalog": "x"}}}
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        bad = await client.post("/v1/config/agents", json=agent)
+        bad_ui = await client.post("/v1/config/agents", json=ui_agent)
+        good = await client.post("/v1/config/agents", json={**agent, "id": "good", "sections": {}})
+    assert bad.status_code == 400, bad.text
+    assert "deferred_tools" in bad.json()["error"] and "default_mode" in bad.json()["error"]
+    assert bad_ui.status_code == 400, bad_ui.text
+    assert "generative-ui" in bad_ui.json()["error"]
+    assert good.status_code in (200, 201), good.text
+    await store.close()
