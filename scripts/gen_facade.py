@@ -34,6 +34,7 @@ MAPPING: dict[str, list[str]] = {
     "registry_spec": ["awaken_contract.registry_spec"],
     "model": ["awaken_contract.model"],
     "plugin": ["awaken_contract.plugin"],
+    "profile": ["awaken_contract.profile"],
     "actions": ["awaken_contract.actions"],
     "tool_policy": ["awaken_contract.tool_policy"],
     "state": ["awaken_contract.state", "awaken_runtime.state"],
@@ -57,6 +58,8 @@ MAPPING: dict[str, list[str]] = {
     "ext_skills": ["awaken_ext_skills"],
     "ext_observability": ["awaken_ext_observability"],
     "log_context": ["awaken_contract.log_context"],
+    "ext_deferred_tools": ["awaken_ext_deferred_tools"],
+    "ext_generative_ui": ["awaken_ext_generative_ui"],
     "tool_pattern": ["awaken_tool_pattern"],
 }
 # The top-level ``awaken`` namespace: the names the book imports as ``awaken::X``.

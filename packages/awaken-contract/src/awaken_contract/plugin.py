@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from awaken_contract.contract.inference import StreamResult
     from awaken_contract.contract.lifecycle import TerminationReason
     from awaken_contract.contract.message import Message
+    from awaken_contract.contract.storage import ProfileStore
     from awaken_contract.contract.suspension import ToolCallResume
     from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolResult
     from awaken_contract.errors import AwakenError
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         ScheduledActionSpec,
         TypedEffectHandler,
     )
+    from awaken_contract.profile import ProfileAccess
     from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
     from awaken_contract.state import (
         MutationBatch,
@@ -145,7 +147,11 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
 
     ``AFTER_INFERENCE`` also carries the upstream model, provider id and duration of the
     inference and, when it failed, ``inference_error`` (then ``llm_response`` is ``None``);
-    ``RUN_END`` carries the ``termination`` (``suspended`` when the run parks)."""
+    ``RUN_END`` carries the ``termination`` (``suspended`` when the run parks).
+
+    ``tools`` are the descriptors the agent offers the model this run (before per-step
+    filters); ``profile`` gives typed access to the runtime's profile store, scoped to the
+    active agent."""
 
     phase: Phase
     snapshot: Snapshot
@@ -169,6 +175,8 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     inference_duration_ms: int | None = None
     inference_error: AwakenError | None = None
     termination: TerminationReason | None = None
+    profile_store: ProfileStore | None = None
+    tools: Sequence[ToolDescriptor] = ()
 
     @classmethod
     def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:
@@ -197,6 +205,15 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     def replace(self, **changes: Any) -> PhaseContext:
         """A copy with some fields changed."""
         return msgspec.structs.replace(self, **changes)
+
+    @property
+    def profile(self) -> ProfileAccess | None:
+        """Profile entries of the active agent (``None`` without a profile store)."""
+        from awaken_contract.profile import ProfileAccess
+
+        if self.profile_store is None:
+            return None
+        return ProfileAccess.for_agent(self.profile_store, self.agent_spec.id)
 
     @property
     def is_cancelled(self) -> bool:

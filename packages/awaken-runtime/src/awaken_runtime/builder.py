@@ -127,7 +127,7 @@ class AgentRuntimeBuilder:
         return self
 
     def with_profile_store(self, store: ProfileStore) -> AgentRuntimeBuilder:
-        """Give plugins a profile store."""
+        """Give hooks a profile store (``ctx.profile``, scoped to the active agent)."""
         self._profile_store = store
         return self
 

@@ -7,7 +7,7 @@ and tool messages to its (shared) message list.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,8 @@ from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.message import Message
-from awaken_contract.contract.tool import Tool
+from awaken_contract.contract.storage import ProfileStore
+from awaken_contract.contract.tool import Tool, ToolDescriptor
 from awaken_contract.model import Phase
 from awaken_contract.plugin import PhaseContext
 from awaken_contract.registry_spec import AgentSpec
@@ -45,6 +46,9 @@ class ToolContext:
     messages: list[Message]
     canceller: RunCanceller
     token: CancellationToken | None = None
+    profile_store: ProfileStore | None = None
+    descriptors: Sequence[ToolDescriptor] = ()
+    """The tools offered to the model (``ctx.tools`` of every hook)."""
 
     def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
         """A context for ``phase`` over the current snapshot (``with_token=False``: phases
@@ -56,5 +60,7 @@ class ToolContext:
             run_identity=self.identity,
             messages=self.messages,
             cancellation_token=self.token if with_token else None,
+            profile_store=self.profile_store,
+            tools=self.descriptors,
             **extra,
         )

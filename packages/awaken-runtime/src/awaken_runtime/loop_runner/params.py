@@ -11,7 +11,12 @@ from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.message import Message
-from awaken_contract.contract.storage import RunRecord, RunRequestSnapshot, ThreadRunStore
+from awaken_contract.contract.storage import (
+    ProfileStore,
+    RunRecord,
+    RunRequestSnapshot,
+    ThreadRunStore,
+)
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
 
@@ -71,6 +76,7 @@ class AgentLoopParams:
     it a suspended run ends with termination ``suspended``. ``decisions`` are applied before
     the loop starts (resuming a waiting run). ``canceller`` (optional) races the run's awaits
     against ``cancellation_token``; by default one is made that watches the token.
+    ``profile_store`` (optional) is offered to hooks as ``ctx.profile``.
     """
 
     resolver: AgentResolver
@@ -92,3 +98,4 @@ class AgentLoopParams:
     resolved: ResolvedAgent | None = None
     wait_for_decisions: bool = True
     canceller: RunCanceller | None = None
+    profile_store: ProfileStore | None = None

@@ -260,6 +260,8 @@ class LoopContext:
                 messages=self.messages,
                 canceller=self.canceller,
                 token=self.params.cancellation_token,
+                profile_store=self.params.profile_store,
+                descriptors=self.agent_tool_descriptors(),
             )
         )
 

@@ -160,6 +160,7 @@ class AgentRuntime:
                 request_snapshot=self._snapshot(request, len(history)) if store else None,
                 resolved=agent,
                 wait_for_decisions=wait_for_decisions,
+                profile_store=self.profile_store,
             )
             return await run_agent_loop(params)
         finally:
