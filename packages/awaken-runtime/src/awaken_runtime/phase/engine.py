@@ -108,6 +108,15 @@ _PHASE_RUNTIME_KEYS = (
 )
 
 
+async def _run_in_turn(hooks: list[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
+    """Every hook's command, each hook awaited in turn on the same frozen snapshot.
+
+    Hooks only read ``ctx`` (its snapshot is immutable) and return commands, so running them one
+    after the other gives the commands a concurrent ``gather`` would, without a task per hook;
+    the commands are merged (and conflicts detected) afterwards exactly as before."""
+    return [await h.hook.run(ctx) for h in hooks]
+
+
 class PhaseRuntime:
     """Runs phases over one run's :class:`StateStore` (one instance per run).
 
@@ -156,10 +165,7 @@ class PhaseRuntime:
         snap = self.store.snapshot()
         if ctx.snapshot is not snap:
             ctx = ctx.with_snapshot(snap)
-        if len(hooks) == 1:
-            commands = [await hooks[0].hook.run(ctx)]
-        else:
-            commands = list(await asyncio.gather(*(h.hook.run(ctx) for h in hooks)))
+        commands = await _run_in_turn(hooks, ctx)
         strategy = self.store.strategy
         for command in commands:
             if command.patch.base_revision is None and not command.is_empty:
@@ -256,7 +262,7 @@ class PhaseRuntime:
                 report.add((await self._submit(env, command)).effect_report)
             return report
 
-        results = await asyncio.gather(*(h.hook.run(ctx) for h in hooks))
+        results = await _run_in_turn(hooks, ctx)
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
             if command.is_empty:
