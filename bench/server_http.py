@@ -40,19 +40,28 @@ class _Counters:
     commits = 0
     hops = 0
     in_txn = False
+    wrote = False
+
+
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
 
 def _trace(statement: str) -> None:
+    """Count durable commits: a COMMIT after a write, or a write outside a transaction (a
+    read-only transaction's COMMIT writes nothing and is not counted)."""
     head = statement.lstrip()[:8].upper()
     if head.startswith("BEGIN"):
-        _Counters.in_txn = True
+        _Counters.in_txn, _Counters.wrote = True, False
     elif head.startswith(("COMMIT", "END")):
-        _Counters.in_txn = False
-        _Counters.commits += 1
+        _Counters.commits += _Counters.wrote
+        _Counters.in_txn = _Counters.wrote = False
     elif head.startswith("ROLLBACK"):
-        _Counters.in_txn = False
-    elif not _Counters.in_txn and head.startswith(("INSERT", "UPDATE", "DELETE", "REPLACE")):
-        _Counters.commits += 1  # an autocommit write is a commit of its own
+        _Counters.in_txn = _Counters.wrote = False
+    elif head.startswith(_WRITES):
+        if _Counters.in_txn:
+            _Counters.wrote = True
+        else:
+            _Counters.commits += 1  # an autocommit write is a commit of its own
 
 
 def _count_hops() -> None:
