@@ -62,7 +62,7 @@ COMPACTION_PLUGIN_ID = "context_compaction"
 MIN_COMPACTION_GAIN_TOKENS = 1024
 
 
-class CompactionBoundary(msgspec.Struct):
+class CompactionBoundary(msgspec.Struct, gc=False):
     """One compaction: the summary and the estimated tokens before and after."""
 
     summary: str

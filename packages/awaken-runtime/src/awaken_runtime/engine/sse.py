@@ -13,7 +13,7 @@ _FIELDS = ("data", "event", "id", "retry")
 _MAX_LINE_IN_ERROR = 500
 
 
-class SseEvent(msgspec.Struct, frozen=True):
+class SseEvent(msgspec.Struct, frozen=True, gc=False):
     """One dispatched SSE event: its ``event`` name (``"message"`` by default) and data."""
 
     data: str

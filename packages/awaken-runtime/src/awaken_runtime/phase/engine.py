@@ -57,7 +57,7 @@ _PENDING = PendingScheduledActions.KEY
 _EXCLUSIVE = MergeStrategy.EXCLUSIVE
 
 
-class EffectReport(msgspec.Struct):
+class EffectReport(msgspec.Struct, gc=False):
     """How many effects were attempted, dispatched successfully and failed."""
 
     attempted: int = 0
@@ -71,14 +71,14 @@ class EffectReport(msgspec.Struct):
         self.failed += other.failed
 
 
-class SubmitReport(msgspec.Struct):
+class SubmitReport(msgspec.Struct, gc=False):
     """Result of :meth:`PhaseRuntime.submit_command`."""
 
     revision: int
     effect_report: EffectReport
 
 
-class PhaseRunReport(msgspec.Struct):
+class PhaseRunReport(msgspec.Struct, gc=False):
     """What one phase run did."""
 
     phase: Phase
