@@ -54,6 +54,7 @@ MAPPING: dict[str, list[str]] = {
     "ext_permission": ["awaken_ext_permission"],
     "ext_mcp": ["awaken_ext_mcp"],
     "ext_skills": ["awaken_ext_skills"],
+    "ext_reminder": ["awaken_ext_reminder"],
     "tool_pattern": ["awaken_tool_pattern"],
 }
 # The top-level ``awaken`` namespace: the names the book imports as ``awaken::X``.

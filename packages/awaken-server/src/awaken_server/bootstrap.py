@@ -22,7 +22,7 @@ from typing import Any
 
 from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool
-from awaken_contract.errors import ConfigLoadError
+from awaken_contract.errors import ConfigLoadError, InvalidPluginConfig
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import (
     AgentSpec,
@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "ServeSetup",
     "build_runtime",
+    "check_plugins",
     "default_system_config",
     "load_serve_file",
     "open_store",
@@ -228,11 +229,25 @@ def build_runtime(
     for tool_id, tool in (tools or {}).items():
         builder = builder.with_tool(tool_id, tool)
     available = (catalog or discover_plugins()).with_plugins(plugins or [])
-    available.check_agents(system.agents)
+    check_plugins(system, available)
     for plugin_id, plugin in available.plugins.items():
         builder = builder.with_plugin(plugin_id, plugin)
     builder = builder.with_thread_run_store(store)
     return builder.build()
+
+
+def check_plugins(system: AgentSystemConfig, catalog: PluginCatalog) -> None:
+    """Every agent's ``plugin_ids`` are known and its plugin sections valid (else
+    :class:`ConfigLoadError` naming the agent)."""
+    from awaken_runtime.registry import default_plugins, validate_sections
+
+    catalog.check_agents(system.agents)
+    for agent in system.agents:
+        plugins = [catalog.plugins[plugin_id] for plugin_id in agent.plugin_ids]
+        try:
+            validate_sections(agent, [*plugins, *default_plugins(agent)])
+        except InvalidPluginConfig as exc:
+            raise ConfigLoadError(f"agent {agent.id!r}: {exc}") from None
 
 
 def _genai(cls: Any, provider: ProviderSpec, environ: Mapping[str, str] | None) -> LlmExecutor:

@@ -20,12 +20,13 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
 from awaken_contract.errors import ConfigLoadError
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec
 
-__all__ = ["PLUGIN_ENTRY_POINT_GROUP", "PluginCatalog", "discover_plugins"]
+__all__ = ["PLUGIN_ENTRY_POINT_GROUP", "PluginCatalog", "describe", "discover_plugins"]
 
 PLUGIN_ENTRY_POINT_GROUP = "awaken.plugins"
 
@@ -102,3 +103,18 @@ def _load(point: EntryPoint) -> Plugin:
 def _source(point: EntryPoint) -> str:
     dist = point.dist
     return f"{dist.name} ({point.value})" if dist is not None else point.value
+
+
+def describe(catalog: PluginCatalog) -> list[dict[str, Any]]:
+    """The capabilities entries of the plugins: ``{"id", "config_schemas": [{"key", "schema"}]}``
+    (sorted by id; the schemas are the JSON Schemas of the agent sections each plugin reads)."""
+    return [
+        {
+            "id": plugin_id,
+            "config_schemas": [
+                {"key": schema.key, "schema": schema.json_schema}
+                for schema in plugin.config_schemas()
+            ],
+        }
+        for plugin_id, plugin in sorted(catalog.plugins.items())
+    ]

@@ -26,6 +26,7 @@ from awaken_contract.errors import ConfigLoadError
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.plugin_discovery import describe, discover_plugins
 from awaken_server.protocols import protocol_routes
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
@@ -55,8 +56,12 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     """Build the runtime (through the config manager when the store has a config store), the
     app state and the Starlette app."""
 
+    catalog = discover_plugins()
+
     def factory(system: Any) -> Any:
-        return build_runtime(system, store=store, executors=setup.executors, tools=setup.tools)
+        return build_runtime(
+            system, store=store, executors=setup.executors, tools=setup.tools, catalog=catalog
+        )
 
     agent_ids = [a.id for a in setup.system.agents]
     explicit = "default_agent_id" in server.model_fields_set
@@ -69,7 +74,9 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
             {"id": d.id, "name": d.name, "description": d.description}
             for d in (t.descriptor() for t in setup.tools.values())
         ]
-        manager = ConfigRuntimeManager(config_store, factory, base=setup.system, tools=tools)
+        manager = ConfigRuntimeManager(
+            config_store, factory, base=setup.system, tools=tools, plugins=describe(catalog)
+        )
         runtime = await manager.apply()
     else:
         runtime = factory(setup.system)

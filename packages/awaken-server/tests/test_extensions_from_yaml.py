@@ -1,0 +1,119 @@
+"""Extensions enabled per agent from an ``awaken serve`` YAML file, run over a real socket.
+
+Each test writes a config file, builds the app exactly as ``awaken serve`` does
+(``setup_from_file`` → ``prepare_app``) with a scripted model as the only mock, serves it with
+uvicorn on a loopback port and drives it with httpx.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from awaken_contract.contract.message import ToolCall
+from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.errors import ConfigLoadError
+from awaken_ext_reminder import ReminderConfigKey
+from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
+from awaken_server.app import ServerConfig
+from awaken_server.bootstrap import ServeSetup, build_runtime, setup_from_file
+from awaken_server.serve import prepare_app
+from awaken_stores import InMemoryStore
+
+from .conftest import ServeAsgi
+
+MODELS = """
+models:
+  - id: m
+    provider_id: scripted
+    upstream_model: scripted-1
+"""
+
+REMINDER_YAML = (
+    MODELS
+    + """
+agents:
+  - id: assistant
+    model_id: m
+    system_prompt: Base.
+    plugin_ids: [reminder]
+    sections:
+      reminder:
+        rules:
+          - tool: "Bash(command ~ 'rm *')"
+            output: {status: success}
+            message: {target: suffix_system, content: "Deletion succeeded: verify."}
+"""
+)
+USER = [{"role": "user", "content": "clean up"}]
+
+
+class Bash(Tool):
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("Bash", "Bash", "Run a command").with_parameters(
+            {"type": "object", "properties": {"command": {"type": "string"}}}
+        )
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        return ToolResult.success("Bash", {"ran": args["command"]})
+
+
+def _setup(tmp_path: Path, text: str, llm: ScriptedLlm) -> ServeSetup:
+    config = tmp_path / "awaken.yaml"
+    config.write_text(text, encoding="utf-8")
+    setup = setup_from_file(config)
+    setup.executors["scripted"] = llm
+    setup.tools["Bash"] = Bash()
+    return setup
+
+
+async def _serve(serve: ServeAsgi, setup: ServeSetup) -> str:
+    app, _ = await prepare_app(setup, InMemoryStore(), ServerConfig())
+    return await serve(app)
+
+
+async def test_reminder_from_yaml_reaches_the_next_inference_over_http(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    rm = tool_step([ToolCall("c1", "Bash", {"command": "rm -rf build"})])
+    llm = ScriptedLlm([rm, text_step("Verified.")])
+    url = await _serve(serve, _setup(tmp_path, REMINDER_YAML, llm))
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        body = {"agentId": "assistant", "threadId": "t1", "messages": USER}
+        response = await client.post("/v1/runs", json=body)
+        assert response.status_code == 200, response.text
+        assert '"delta":"Verified."' in response.text
+        history = (await client.get("/v1/threads/t1/messages")).text
+        capabilities = (await client.get("/v1/capabilities")).json()
+    assert llm.requests[1].messages[-1].text() == "Deletion succeeded: verify."
+    assert "Deletion succeeded" not in history and "rm -rf build" in history
+    plugin = next(p for p in capabilities["plugins"] if p["id"] == "reminder")
+    assert plugin["config_schemas"] == [
+        {"key": "reminder", "schema": ReminderConfigKey.json_schema()}
+    ]
+
+
+def test_an_invalid_reminder_section_is_an_error_at_load(tmp_path: Path) -> None:
+    bad = REMINDER_YAML.replace("target: suffix_system", "target: top")
+    setup = _setup(tmp_path, bad, ScriptedLlm([]))
+    with pytest.raises(ConfigLoadError) as err:
+        build_runtime(setup.system, store=InMemoryStore(), executors=setup.executors)
+    assert "agent 'assistant'" in str(err.value) and 'section "reminder"' in str(err.value)
+
+
+async def test_config_api_rejects_an_invalid_reminder_section(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    url = await _serve(serve, _setup(tmp_path, REMINDER_YAML, ScriptedLlm([])))
+    agent = {
+        "id": "other",
+        "model_id": "m",
+        "plugin_ids": ["reminder"],
+        "sections": {"reminder": {"rules": [{"tool": "x", "output": None}]}},
+    }
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        response = await client.post("/v1/config/agents", json=agent)
+    assert response.status_code == 400
+    assert 'section "reminder"' in response.json()["error"]
