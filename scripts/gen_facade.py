@@ -55,6 +55,7 @@ MAPPING: dict[str, list[str]] = {
     "ext_mcp": ["awaken_ext_mcp"],
     "ext_skills": ["awaken_ext_skills"],
     "ext_reminder": ["awaken_ext_reminder"],
+    "ext_compact": ["awaken_ext_compact"],
     "tool_pattern": ["awaken_tool_pattern"],
 }
 # The top-level ``awaken`` namespace: the names the book imports as ``awaken::X``.

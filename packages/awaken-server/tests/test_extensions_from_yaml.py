@@ -70,8 +70,13 @@ def _setup(tmp_path: Path, text: str, llm: ScriptedLlm) -> ServeSetup:
 
 
 async def _serve(serve: ServeAsgi, setup: ServeSetup) -> str:
-    app, _ = await prepare_app(setup, InMemoryStore(), ServerConfig())
-    return await serve(app)
+    url, _ = await _serve_state(serve, setup)
+    return url
+
+
+async def _serve_state(serve: ServeAsgi, setup: ServeSetup) -> tuple[str, Any]:
+    app, state = await prepare_app(setup, InMemoryStore(), ServerConfig())
+    return await serve(app), state
 
 
 async def test_reminder_from_yaml_reaches_the_next_inference_over_http(
@@ -117,3 +122,52 @@ async def test_config_api_rejects_an_invalid_reminder_section(
         response = await client.post("/v1/config/agents", json=agent)
     assert response.status_code == 400
     assert 'section "reminder"' in response.json()["error"]
+
+
+COMPACT_YAML = (
+    MODELS
+    + """
+  - id: small
+    provider_id: compactor
+    upstream_model: small-1
+agents:
+  - id: assistant
+    model_id: m
+    system_prompt: Be brief.
+    plugin_ids: [compact]
+    sections:
+      compact: {compactor: summarizer, trigger_messages: 4, keep_recent_messages: 2}
+  - id: summarizer
+    model_id: small
+    system_prompt: Summarize the conversation.
+"""
+)
+
+
+async def test_compaction_from_yaml_summarises_with_the_compactor_agent_over_http(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    main, compactor = ScriptedLlm([]), ScriptedLlm([text_step("They said hello three times.")])
+    setup = _setup(tmp_path, COMPACT_YAML, main)
+    setup.executors["compactor"] = compactor
+    url, state = await _serve_state(serve, setup)
+    plugin = state.runtime.registries.plugins.get("compact")
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        for n in range(1, 4):
+            body = {"agentId": "assistant", "threadId": "t", "messages": [
+                {"role": "user", "content": f"hello {n}"}]}  # fmt: skip
+            response = await client.post("/v1/runs", json=body)
+            assert response.status_code == 200, response.text
+        summary = await plugin.jobs.wait("t")
+        assert summary is not None and summary.covered == 3
+        body["messages"] = [{"role": "user", "content": "and now?"}]
+        response = await client.post("/v1/runs", json=body)
+        assert response.status_code == 200, response.text
+        history = (await client.get("/v1/threads/t/messages")).text
+    assert "[User]: hello 1" in compactor.requests[0].messages[-1].text()
+    sent = [m.text() for m in main.requests[-1].messages]
+    assert (
+        sent[1] == "<conversation-summary>\nThey said hello three times.\n</conversation-summary>"
+    )
+    assert sent[2:] == ["Done.", "hello 3", "Done.", "and now?"]
+    assert "They said hello" not in history

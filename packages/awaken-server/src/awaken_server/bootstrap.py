@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from awaken_contract.agent_runner import NeedsAgentRunner
 from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool
 from awaken_contract.errors import ConfigLoadError, InvalidPluginConfig
@@ -233,7 +234,12 @@ def build_runtime(
     for plugin_id, plugin in available.plugins.items():
         builder = builder.with_plugin(plugin_id, plugin)
     builder = builder.with_thread_run_store(store)
-    return builder.build()
+    runtime = builder.build()
+    windows = {m.id: m.context_window for m in system.models if m.context_window is not None}
+    for plugin in available.plugins.values():
+        if isinstance(plugin, NeedsAgentRunner):
+            plugin.bind_agent_runner(runtime, windows)
+    return runtime
 
 
 def check_plugins(system: AgentSystemConfig, catalog: PluginCatalog) -> None:

@@ -63,17 +63,10 @@ from awaken_contract.errors import (
 from awaken_contract.ids import new_id, now_ms, now_secs
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, apply_transforms
-from awaken_contract.registry_spec import AgentSpec, ContextWindowPolicy
+from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCancelled, RunCanceller
-from awaken_runtime.context.compaction import (
-    CompactionStateKey,
-    compact_history,
-    compaction_config,
-    custom_summarizer,
-)
-from awaken_runtime.context.summarizer import DefaultSummarizer
 from awaken_runtime.execution.executor import DecisionReplayPolicy, ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline, prepare_resume
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
@@ -401,13 +394,6 @@ class _LoopRun:
             return _Outcome.TERMINATED, termination
 
         # Inference.
-        policy = self.spec.context_policy
-        if (
-            policy is not None
-            and policy.autocompact_threshold is not None
-            and not await self._compact(policy)
-        ):
-            return self._cancelled_step()
         upstream_model, overrides = effective_overrides(
             self.spec, self.params.overrides, step_overrides, self.agent.upstream_model
         )
@@ -472,30 +458,6 @@ class _LoopRun:
         if suspended:
             return _Outcome.SUSPENDED, None
         return _Outcome.CONTINUE, None
-
-    async def _compact(self, policy: ContextWindowPolicy) -> bool:
-        """LLM compaction of the history (spec §15.3) with the agent's model; ``False`` when
-        the run was cancelled meanwhile (the history is then unchanged)."""
-        config = compaction_config(self.spec)
-        summarizer = custom_summarizer(self.env.plugins) or DefaultSummarizer(
-            self.agent.llm_executor, self.agent.upstream_model, config
-        )
-        try:
-            compacted = await self.canceller.race(
-                compact_history(self.messages, policy, config, summarizer)
-            )
-        except RunCancelled:
-            return False
-        except Exception as exc:
-            raise InferenceFailed(f"compaction failed: {exc}") from exc
-        if compacted is None:
-            return True
-        index, boundary = compacted
-        if index < self.input_message_count:
-            self.input_message_count += 1
-            self.record.input_message_count += 1
-        self.store.commit(MutationBatch().update(CompactionStateKey, boundary))
-        return True
 
     def _transform(self, request: InferenceRequest) -> None:
         transforms = self.env.request_transforms
