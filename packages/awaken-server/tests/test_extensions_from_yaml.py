@@ -7,6 +7,7 @@ uvicorn on a loopback port and drives it with httpx.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +172,107 @@ async def test_compaction_from_yaml_summarises_with_the_compactor_agent_over_htt
     )
     assert sent[2:] == ["Done.", "hello 3", "Done.", "and now?"]
     assert "They said hello" not in history
+
+
+SKILL_MD = """---
+name: pdf-report
+description: Turn a PDF into a one-page report.
+---
+Always answer with exactly three bullet points.
+"""
+
+
+def _skills_yaml(directory: Path) -> str:
+    return (
+        MODELS
+        + f"""
+agents:
+  - id: assistant
+    model_id: m
+    system_prompt: Be brief.
+    plugin_ids: [skills]
+    sections:
+      skills: {{directories: ["{directory}"]}}
+"""
+    )
+
+
+async def test_skills_from_yaml_are_discovered_listed_and_activated_over_http(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    skill = tmp_path / "skills" / "pdf-report"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    activate = tool_step([ToolCall("c1", "skill", {"skill": "pdf-report"})])
+    llm = ScriptedLlm([activate, text_step("- a\n- b\n- c")])
+    url = await _serve(serve, _setup(tmp_path, _skills_yaml(tmp_path / "skills"), llm))
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        body = {"agentId": "assistant", "threadId": "s1", "messages": USER}
+        response = await client.post("/v1/runs", json=body)
+        assert response.status_code == 200, response.text
+        capabilities = (await client.get("/v1/capabilities")).json()
+    first, second = ([m.text() for m in r.messages] for r in llm.requests)
+    assert any("pdf-report" in text and "one-page report" in text for text in first)
+    assert "skill" in {t.id for t in llm.requests[0].tools}
+    assert any("Always answer with exactly three bullet points." in text for text in second)
+    assert [s["id"] for s in capabilities["skills"]] == ["pdf-report"]
+    assert "skills" in {p["id"] for p in capabilities["plugins"]}
+
+
+async def test_a_missing_skills_directory_stops_the_server_at_load(tmp_path: Path) -> None:
+    setup = _setup(tmp_path, _skills_yaml(tmp_path / "nowhere"), ScriptedLlm([]))
+    with pytest.raises(ConfigLoadError) as err:
+        await prepare_app(setup, InMemoryStore(), ServerConfig())
+    assert "agent 'assistant': skills: io error: failed to access skills root" in str(err.value)
+
+
+MCP_SERVER = Path(__file__).parents[2] / "awaken-ext-mcp" / "tests" / "mcp_demo_server.py"
+
+
+def _mcp_yaml(tmp_path: Path) -> str:
+    return (
+        MODELS
+        + f"""
+mcp_servers:
+  - id: local
+    transport: stdio
+    command: "{sys.executable}"
+    args: ["{MCP_SERVER}", stdio]
+agents:
+  - id: assistant
+    model_id: m
+    system_prompt: Be brief.
+    plugin_ids: [mcp]
+  - id: other
+    model_id: m
+    plugin_ids: [mcp]
+    sections:
+      mcp: {{servers: [elsewhere]}}
+"""
+    )
+
+
+async def test_mcp_servers_from_yaml_serve_their_tools_over_http(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    echo = tool_step([ToolCall("c1", "mcp__local__echo", {"text": "ping over stdio"})])
+    sneaky = tool_step([ToolCall("c2", "mcp__local__echo", {"text": "not yours"})])
+    llm = ScriptedLlm([echo, text_step("Echoed."), sneaky, text_step("Refused.")])
+    url = await _serve(serve, _setup(tmp_path, _mcp_yaml(tmp_path), llm))
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        body = {"agentId": "assistant", "threadId": "m1", "messages": USER}
+        response = await client.post("/v1/runs", json=body)
+        assert response.status_code == 200, response.text
+        other = {"agentId": "other", "threadId": "m2", "messages": USER}
+        refused = await client.post("/v1/runs", json=other)
+        assert refused.status_code == 200, refused.text
+        capabilities = (await client.get("/v1/capabilities")).json()
+    assert "mcp__local__echo" in {t.id for t in llm.requests[0].tools}
+    assert "ping over stdio" in llm.requests[1].messages[-1].text()  # the real server answered
+    assert "mcp__local__echo" not in {t.id for t in llm.requests[2].tools}
+    assert "does not use" in llm.requests[3].messages[-1].text()
+    mcp = next(p for p in capabilities["plugins"] if p["id"] == "mcp")
+    (server,) = mcp["status"]["servers"]
+    assert (server["id"], server["state"], server["transport"]) == ("local", "connected", "stdio")
+    assert "mcp__local__echo" in server["tools"]
+    assert "mcp__local__echo" in {t["id"] for t in capabilities["tools"]}

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from awaken_contract.agent_runner import AgentRunner
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest, RunRequestOrigin
+from awaken_contract.host import AgentRunner
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import DEFAULT_COMPACTION_USER_PROMPT
 

@@ -19,10 +19,10 @@ import logging
 from collections.abc import Mapping, Sequence
 
 from awaken_contract.actions import AddContextMessage
-from awaken_contract.agent_runner import AgentRunner
 from awaken_contract.contract.context_message import ContextMessage
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tokens import estimate_tokens, text_tokens
+from awaken_contract.host import AgentRunner
 from awaken_contract.ids import now_ms
 from awaken_contract.model import Phase
 from awaken_contract.plugin import (

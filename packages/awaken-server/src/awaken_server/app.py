@@ -13,7 +13,7 @@ import contextlib
 import enum
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from awaken_contract.contract.mailbox import MailboxStore
@@ -157,6 +157,8 @@ class AppState:
         self.runtime = runtime
         self.extra: dict[str, Any] = {}
         """Free slots for protocol adapters (e.g. their own replay buffers)."""
+        self.closers: list[Callable[[], Awaitable[None]]] = []
+        """Awaited at shutdown, after the mailbox stops (e.g. hosted plugins' connections)."""
 
     @property
     def runtime(self) -> Any:
@@ -257,6 +259,8 @@ def create_app(
             yield
         finally:
             await state.mailbox.stop(float(config.shutdown.timeout_secs))
+            for close in state.closers:
+                await close()
 
     admin_token = config.effective_admin_token()
     all_middleware = [

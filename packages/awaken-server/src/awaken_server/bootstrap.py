@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from awaken_contract.agent_runner import NeedsAgentRunner
 from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool
 from awaken_contract.errors import ConfigLoadError, InvalidPluginConfig
+from awaken_contract.host import NeedsAgentRunner
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import (
     AgentSpec,

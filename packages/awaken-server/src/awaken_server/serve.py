@@ -22,11 +22,12 @@ from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import ConfigLoadError
+from awaken_contract.registry_spec import AgentSystemConfig
 
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
-from awaken_server.plugin_discovery import describe, discover_plugins
+from awaken_server.plugin_discovery import discover_plugins, with_plugin_capabilities
 from awaken_server.protocols import protocol_routes
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
@@ -58,7 +59,8 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
 
     catalog = discover_plugins()
 
-    def factory(system: Any) -> Any:
+    async def factory(system: AgentSystemConfig) -> Any:
+        await catalog.start(system)
         return build_runtime(
             system, store=store, executors=setup.executors, tools=setup.tools, catalog=catalog
         )
@@ -74,13 +76,17 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
             {"id": d.id, "name": d.name, "description": d.description}
             for d in (t.descriptor() for t in setup.tools.values())
         ]
-        manager = ConfigRuntimeManager(
-            config_store, factory, base=setup.system, tools=tools, plugins=describe(catalog)
-        )
+        manager = ConfigRuntimeManager(config_store, factory, base=setup.system, tools=tools)
         runtime = await manager.apply()
     else:
-        runtime = factory(setup.system)
+        runtime = await factory(setup.system)
     state = AppState.build(runtime, store, config=server, config_manager=manager)
+    state.closers.append(catalog.close)
+    if manager is not None:
+        config_manager = manager
+        state.capabilities = lambda: with_plugin_capabilities(
+            config_manager.capabilities(), catalog
+        )
     return create_app(state, extra_routes=protocol_routes()), state
 
 
@@ -157,9 +163,15 @@ async def run_once(
 ) -> int:
     """Stream one run to ``out``; exit code 0 unless the run ended in error."""
     store = open_store(store_url)
+    catalog = discover_plugins()
     try:
+        await catalog.start(setup.system)
         runtime = build_runtime(
-            setup.system, store=store, executors=setup.executors, tools=setup.tools
+            setup.system,
+            store=store,
+            executors=setup.executors,
+            tools=setup.tools,
+            catalog=catalog,
         )
         agent = agent_id or (setup.system.agents[0].id if setup.system.agents else "default")
         request = RunRequest(thread_id or "cli", [Message.user(prompt)]).with_agent_id(agent)
@@ -168,6 +180,7 @@ async def run_once(
         termination = getattr(result, "termination", None)
         return 1 if getattr(getattr(termination, "type", None), "value", "") == "error" else 0
     finally:
+        await catalog.close()
         close = getattr(store, "close", None)
         if close is not None:
             await close()
