@@ -15,21 +15,20 @@ rules:
 from __future__ import annotations
 
 import enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from awaken_contract.contract.context_message import ContextMessageTarget
 from awaken_contract.errors import ConfigLoadError
-from awaken_contract.registry_spec import PluginConfigKey, parse_document
-from awaken_tool_pattern import MatchOp, PatternSyntaxError, parse_pattern
+from awaken_contract.registry_spec import ConfigSection, PluginConfigKey
+from awaken_tool_pattern import MatchOp, check_pattern
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     StrictStr,
     Tag,
-    ValidationError,
     field_validator,
 )
 
@@ -48,8 +47,6 @@ __all__ = [
     "ReminderRulesConfig",
 ]
 
-_YAML_EXTS = frozenset({"yaml", "yml"})
-
 
 class ReminderConfigError(ConfigLoadError):
     """Reminder rules could not be read, parsed or validated."""
@@ -64,21 +61,28 @@ class OutputStatus(enum.StrEnum):
     ANY = "any"
 
 
+def _member_of(kind: type[enum.StrEnum], message: str) -> BeforeValidator:
+    """Refuse a string that is not a value of ``kind`` with ``message`` (``{}``: the value)."""
+    values = {member.value for member in kind}
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and value not in values:
+            raise ValueError(message.format(value))
+        return value
+
+    return BeforeValidator(check)
+
+
 class ContentFieldEntry(BaseModel):
     """``path op "value"`` on the result's ``data`` (``path``: dot-separated object keys)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: str = Field(min_length=1, description="Dot-separated object keys, e.g. error.code")
-    op: MatchOp = Field(default=MatchOp.GLOB, description="glob, exact, regex, not_glob, …")
+    op: Annotated[MatchOp, _member_of(MatchOp, "invalid match op: {}")] = Field(
+        default=MatchOp.GLOB, description="glob, exact, regex, not_glob, …"
+    )
     value: StrictStr = Field(description="Compared as a string (quote numbers)")
-
-    @field_validator("op", mode="before")
-    @classmethod
-    def _known_op(cls, value: Any) -> Any:
-        if isinstance(value, str) and value not in MatchOp.__members__.values():
-            raise ValueError(f"invalid match op: {value}")
-        return value
 
 
 class ContentFieldsEntry(BaseModel):
@@ -100,22 +104,25 @@ ContentCheck = Annotated[
 """A text glob over the result data, or ``{fields: [...]}``."""
 
 
+Status = Annotated[
+    OutputStatus, _member_of(OutputStatus, "invalid output matcher: unknown status: '{}'")
+]
+
+
 class OutputMatcherEntry(BaseModel):
     """``{status?, content?}``; ``{}`` matches every result."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    status: OutputStatus | None = None
+    status: (
+        Annotated[
+            OutputStatus, _member_of(OutputStatus, "invalid output matcher: unknown status: '{}'")
+        ]
+        | None
+    ) = None
     content: ContentCheck | None = Field(
         default=None, description="A text glob over the result data, or {fields: [...]}"
     )
-
-    @field_validator("status", mode="before")
-    @classmethod
-    def _known_status(cls, value: Any) -> Any:
-        if isinstance(value, str) and value not in OutputStatus.__members__.values():
-            raise ValueError(f"invalid output matcher: unknown status: '{value}'")
-        return value
 
 
 class ReminderMessageEntry(BaseModel):
@@ -123,16 +130,11 @@ class ReminderMessageEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    target: ContextMessageTarget
+    target: Annotated[
+        ContextMessageTarget, _member_of(ContextMessageTarget, "invalid message target: {}")
+    ]
     content: StrictStr
     cooldown_turns: int = Field(default=0, ge=0)
-
-    @field_validator("target", mode="before")
-    @classmethod
-    def _known_target(cls, value: Any) -> Any:
-        if isinstance(value, str) and value not in ContextMessageTarget.__members__.values():
-            raise ValueError(f"invalid message target: {value}")
-        return value
 
 
 OutputCheck = Annotated[
@@ -155,11 +157,7 @@ class ReminderRuleEntry(BaseModel):
     @field_validator("tool")
     @classmethod
     def _pattern_parses(cls, value: str) -> str:
-        try:
-            parse_pattern(value)
-        except PatternSyntaxError as exc:
-            raise ValueError(f"invalid pattern `{value}`: {exc}") from None
-        return value
+        return check_pattern(value)
 
     @field_validator("output", mode="before")
     @classmethod
@@ -174,45 +172,15 @@ class ReminderRuleEntry(BaseModel):
         return value
 
 
-class ReminderRulesConfig(BaseModel):
-    """The ``reminder`` section: rules evaluated in order (every matching rule fires)."""
+class ReminderRulesConfig(ConfigSection):
+    """The ``reminder`` section: rules evaluated in order (every matching rule fires).
+    ``from_file`` / ``from_str`` / ``validate_section`` raise :class:`ReminderConfigError`."""
 
     model_config = ConfigDict(extra="forbid")
+    CONFIG_ERROR = ReminderConfigError
+    CONFIG_LABEL = "reminder config"
 
     rules: list[ReminderRuleEntry] = Field(default_factory=list)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> ReminderRulesConfig:
-        """Load a JSON or YAML file (chosen by its extension)."""
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ReminderConfigError(f"io error: {exc}") from exc
-        return cls.from_str(text, path.suffix.lstrip("."))
-
-    @classmethod
-    def from_str(cls, text: str, ext: str = "json") -> ReminderRulesConfig:
-        """Parse configuration text; ``ext`` hints the format (``json``, ``yaml``, ``yml``).
-
-        JSON is always accepted; YAML is used for YAML hints and for text that does not start
-        with ``{`` or ``[``.
-        """
-        yaml_hint = ext.lower().lstrip(".") in _YAML_EXTS
-        fmt = "yaml" if yaml_hint or not text.lstrip().startswith(("{", "[")) else "json"
-        try:
-            data = parse_document(text, fmt, "reminder config")
-        except ConfigLoadError as exc:
-            raise ReminderConfigError(str(exc)) from None
-        return cls.validate_section({} if data is None else data)
-
-    @classmethod
-    def validate_section(cls, data: Any) -> ReminderRulesConfig:
-        """Validate plain data (raises :class:`ReminderConfigError` naming each problem)."""
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            raise ReminderConfigError(describe(exc)) from None
 
     def into_rules(self) -> list[ReminderRule]:
         """The compiled rules, in order."""
@@ -226,13 +194,3 @@ class ReminderConfigKey(PluginConfigKey[ReminderRulesConfig]):
 
     KEY = "reminder"
     CONFIG = ReminderRulesConfig
-
-
-def describe(exc: ValidationError) -> str:
-    """``invalid reminder config: rules.0.tool: invalid pattern …`` (every problem, in order)."""
-    problems = []
-    for error in exc.errors():
-        loc = [str(part) for part in error["loc"] if part not in ("text", "structured")]
-        where = ".".join(loc) or "config"
-        problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
-    return "invalid reminder config: " + "; ".join(problems)

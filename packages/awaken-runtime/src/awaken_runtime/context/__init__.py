@@ -7,6 +7,13 @@ extension (``awaken-ext-compact``). Truncation recovery — continuing an answer
 output limit — lives in the loop runner.
 """
 
+from awaken_contract.contract.tokens import (
+    estimate_message_tokens,
+    estimate_tokens,
+    estimate_tool_tokens,
+    estimate_tools_tokens,
+)
+
 from awaken_runtime.context.summary import (
     SUMMARY_CLOSE,
     SUMMARY_OPEN,
@@ -16,12 +23,6 @@ from awaken_runtime.context.summary import (
     summary_text,
     summary_view,
     trim_to_compaction_boundary,
-)
-from awaken_runtime.context.tokens import (
-    estimate_message_tokens,
-    estimate_tokens,
-    estimate_tool_tokens,
-    estimate_tools_tokens,
 )
 from awaken_runtime.context.truncation import (
     CONTEXT_TRANSFORM_PLUGIN_ID,
