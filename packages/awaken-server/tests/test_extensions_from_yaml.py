@@ -276,3 +276,23 @@ async def test_mcp_servers_from_yaml_serve_their_tools_over_http(
     assert (server["id"], server["state"], server["transport"]) == ("local", "connected", "stdio")
     assert "mcp__local__echo" in server["tools"]
     assert "mcp__local__echo" in {t["id"] for t in capabilities["tools"]}
+
+
+async def test_a_config_api_mcp_server_write_reconnects_the_servers(
+    tmp_path: Path, serve: ServeAsgi
+) -> None:
+    url = await _serve(serve, _setup(tmp_path, _mcp_yaml(tmp_path), ScriptedLlm([])))
+    second = {
+        "id": "second",
+        "transport": "stdio",
+        "command": sys.executable,
+        "args": [str(MCP_SERVER), "stdio"],
+    }
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        created = await client.post("/v1/config/mcp-servers", json=second)
+        assert created.status_code == 201, created.text
+        capabilities = (await client.get("/v1/capabilities")).json()
+    mcp = next(p for p in capabilities["plugins"] if p["id"] == "mcp")
+    states = {s["id"]: s["state"] for s in mcp["status"]["servers"]}
+    assert states == {"local": "connected", "second": "connected"}
+    assert "mcp__second__echo" in {t["id"] for t in capabilities["tools"]}
