@@ -50,9 +50,9 @@ class _LocalSubscription(JournalSubscription):
     ) -> None:
         self._hub.remove(self._run_id, self)
 
-    async def wait(self, timeout: float | None = None) -> bool:
+    async def wait(self, wait_seconds: float | None = None) -> bool:
         try:
-            await asyncio.wait_for(self._event.wait(), timeout)
+            await asyncio.wait_for(self._event.wait(), wait_seconds)
         except TimeoutError:
             return False
         self._event.clear()

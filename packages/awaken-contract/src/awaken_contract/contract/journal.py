@@ -176,8 +176,8 @@ class JournalSubscription(ABC):
         """Detach the listener."""
 
     @abstractmethod
-    async def wait(self, timeout: float | None = None) -> bool:
-        """Wait for an append; ``True`` when notified, ``False`` after ``timeout`` seconds."""
+    async def wait(self, wait_seconds: float | None = None) -> bool:
+        """Wait for an append; ``True`` when notified, ``False`` after ``wait_seconds``."""
 
 
 class RunJournal(ABC):
