@@ -45,7 +45,7 @@ async def test_default_tables_created_on_first_access(database: str) -> None:
     assert {"awaken_threads", "awaken_runs", "awaken_messages", "awaken_configs"} <= await _tables(
         database
     )
-    assert await store.schema_version() == 2
+    assert await store.schema_version() == 3
     await store.ensure_schema()  # idempotent
     await store.close()
 
