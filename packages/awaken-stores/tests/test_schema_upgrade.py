@@ -9,8 +9,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 from awaken_contract.codec import encode_json
-from awaken_contract.contract.journal import EventRecord
 from awaken_contract.contract.event import TextDelta
+from awaken_contract.contract.journal import EventRecord
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.ids import now_ms

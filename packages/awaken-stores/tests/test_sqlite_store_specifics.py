@@ -42,7 +42,8 @@ async def test_reopen_keeps_data_and_does_not_remigrate(tmp_path: Path) -> None:
         assert messages is not None and messages[0].text() == "kept"
         assert await again.schema_version() == SCHEMA_VERSION
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM awaken_schema_migrations").fetchone()[0] == SCHEMA_VERSION
+        applied = conn.execute("SELECT COUNT(*) FROM awaken_schema_migrations").fetchone()[0]
+        assert applied == SCHEMA_VERSION
 
 
 async def test_closed_store_reopens_on_next_use(tmp_path: Path) -> None:
