@@ -1,4 +1,5 @@
-"""In-process journal notifications for the memory, file and SQLite stores.
+"""In-process journal helpers for the memory, file and SQLite stores: notifications and the
+``read`` selection over entries held in memory.
 
 A ``LocalJournalHub`` is shared by every store object on the same data (one per in-memory store;
 one per SQLite file or file-store directory, looked up by its resolved path), so a subscriber is
@@ -11,11 +12,26 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
+from collections.abc import Collection
 from types import TracebackType
 
-from awaken_contract.contract.journal import JournalSubscription
+from awaken_contract.contract.journal import JournalEntry, JournalKind, JournalSubscription
 
-__all__ = ["LocalJournalHub", "hub_for"]
+__all__ = ["LocalJournalHub", "hub_for", "select_entries"]
+
+
+def select_entries(
+    entries: list[JournalEntry],
+    after_seq: int,
+    kinds: Collection[JournalKind] | None,
+    limit: int | None,
+) -> list[JournalEntry]:
+    """The ``read`` selection over one run's entries held in seq order (seq i at index i-1)."""
+    found = entries[max(after_seq, 0) :]
+    if kinds is not None:
+        wanted = set(kinds)
+        found = [e for e in found if e.kind in wanted]
+    return found if limit is None else found[: max(limit, 0)]
 
 
 class _LocalSubscription(JournalSubscription):

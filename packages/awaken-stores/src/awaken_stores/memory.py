@@ -45,7 +45,7 @@ from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import clone
-from awaken_stores._journal_local import LocalJournalHub
+from awaken_stores._journal_local import LocalJournalHub, select_entries
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores._message_log import MessageHead, head_after, tail_to_append
 from awaken_stores._paging import page
@@ -72,20 +72,6 @@ def _copy_messages(messages: list[Message]) -> list[Message]:
 
 def _copy_records(records: Sequence[JournalRecord]) -> list[JournalRecord]:
     return clone(list(records), list[JournalRecord])
-
-
-def select_entries(
-    entries: list[JournalEntry],
-    after_seq: int,
-    kinds: Collection[JournalKind] | None,
-    limit: int | None,
-) -> list[JournalEntry]:
-    """The ``read`` selection over one run's entries held in seq order (seq i at index i-1)."""
-    found = entries[max(after_seq, 0) :]
-    if kinds is not None:
-        wanted = set(kinds)
-        found = [e for e in found if e.kind in wanted]
-    return found if limit is None else found[: max(limit, 0)]
 
 
 class InMemoryStore(JournaledThreadRunStore):
