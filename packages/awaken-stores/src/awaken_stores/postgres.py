@@ -190,8 +190,6 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
                 " PRIMARY KEY (run_id, seq))",
                 f"CREATE TABLE {p}_journal_heads (run_id TEXT PRIMARY KEY,"
                 " last_seq BIGINT NOT NULL)",
-                f"CREATE INDEX IF NOT EXISTS idx_{p}_runs_status_updated ON {p}_runs"
-                " (status, updated_at)",
             ],
         ),
     ]
@@ -485,6 +483,7 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
 
     _THREAD_CACHE_SIZE = 4096
     _MAX_ATTEMPTS = 20
+    _SPECULATE_MESSAGES = 8
 
     def __init__(
         self,
@@ -688,7 +687,7 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
                 head.first,
                 head.last,
             )
-        self._head_cache.forget(thread_id)
+        self._head_cache.remember(thread_id, head)
 
     async def delete_messages(self, thread_id: str) -> None:
         pool = await self._db.pool()
@@ -785,10 +784,13 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
         now = now_ms()
         pool = await self._db.pool()
         # Optimistic: assume thread and message head are as this store last saw them (absent
-        # when unseen); the statement reports a mismatch and we re-read.
+        # when unseen); the statement reports a mismatch and we re-read. An unseen thread with
+        # more than a few messages is read first: guessing "absent" would send them all.
         expected = self._thread_cache.get(thread_id)
         head = self._head_cache.get(thread_id)
         async with _io():
+            if head is None and len(messages) > self._SPECULATE_MESSAGES:
+                expected, head = await self._current(pool, thread_id)
             for _ in range(self._MAX_ATTEMPTS):
                 existing = None if expected is None else decode(expected, Thread)
                 thread = checkpoint_thread(existing, thread_id, run)
@@ -828,17 +830,23 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
                         if records:
                             self._journal_hub.notify(run.run_id)
                         return _entries(run.run_id, records, row[2] or 0, now)
-                    _check_fence(row, (), expected_last_seq)
-                    # Another writer changed the thread or its messages: re-read and retry.
-                    current = await conn.fetchrow(
-                        f"SELECT (SELECT data FROM {self._p}_threads WHERE id = $1),"
-                        " (SELECT count || ':' || first_digest || ':' || last_digest"
-                        f" FROM {self._p}_message_heads WHERE thread_id = $1)",
-                        thread_id,
-                    )
-                assert current is not None
-                expected, head = current[0], _head_from_key(current[1])
+                _check_fence(row, (), expected_last_seq)
+                # Another writer changed the thread or its messages: re-read and retry.
+                expected, head = await self._current(pool, thread_id)
         raise StorageIoError(f"checkpoint of thread {thread_id} kept conflicting")
+
+    async def _current(
+        self, pool: _Connections, thread_id: str
+    ) -> tuple[str | None, MessageHead | None]:
+        """The stored thread json and message head."""
+        row = await pool.fetchrow(
+            f"SELECT (SELECT data FROM {self._p}_threads WHERE id = $1),"
+            " (SELECT count || ':' || first_digest || ':' || last_digest"
+            f" FROM {self._p}_message_heads WHERE thread_id = $1)",
+            thread_id,
+        )
+        assert row is not None
+        return row[0], _head_from_key(row[1])
 
     # ------------------------------------------------------------------ journal
     async def append(

@@ -102,19 +102,19 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         2,
         [
             "CREATE TABLE awaken_messages_v2 (thread_id TEXT NOT NULL, seq INTEGER NOT NULL,"
-            " data TEXT NOT NULL, PRIMARY KEY (thread_id, seq))",
+            " data TEXT NOT NULL, PRIMARY KEY (thread_id, seq)) WITHOUT ROWID",
             "INSERT INTO awaken_messages_v2 (thread_id, seq, data)"
             " SELECT m.thread_id, j.key + 1, j.value FROM awaken_messages m, json_each(m.data) j",
             "CREATE TABLE awaken_message_heads (thread_id TEXT PRIMARY KEY,"
-            " count INTEGER NOT NULL, first_digest TEXT NOT NULL, last_digest TEXT NOT NULL)",
+            " count INTEGER NOT NULL, first_digest TEXT NOT NULL, last_digest TEXT NOT NULL)"
+            " WITHOUT ROWID",
             "INSERT INTO awaken_message_heads SELECT thread_id, json_array_length(data), '', ''"
             " FROM awaken_messages",
             "DROP TABLE awaken_messages",
             "ALTER TABLE awaken_messages_v2 RENAME TO awaken_messages",
             "CREATE TABLE awaken_journal (run_id TEXT NOT NULL, seq INTEGER NOT NULL,"
             " kind TEXT NOT NULL, created_at INTEGER NOT NULL, data TEXT NOT NULL,"
-            " PRIMARY KEY (run_id, seq))",
-            "CREATE INDEX idx_awaken_runs_status_updated ON awaken_runs (status, updated_at)",
+            " PRIMARY KEY (run_id, seq)) WITHOUT ROWID",
         ],
     ),
 ]
