@@ -23,6 +23,7 @@ from awaken_contract.contract.event import (
     RunFinish,
 )
 from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.journal import JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.contract.mailbox import (
     MailboxInterrupt,
@@ -958,9 +959,12 @@ class Mailbox:
                 await runtime_send_decision(worker.runtime, worker.run_id, call_id, resume)
 
     async def gc(self) -> int:
-        """Purge finished jobs older than ``gc_ttl``, idle workers and old replay buffers."""
+        """Purge finished jobs older than ``gc_ttl``, idle workers and old replay buffers, and
+        prune finished runs by ``config.retention``."""
         cutoff = now_ms() - int(self.config.gc_ttl.total_seconds() * 1000)
         purged = await self.store.purge_terminal(cutoff)
+        if self.config.retention.is_enabled and isinstance(self.run_store, JournaledThreadRunStore):
+            await self.run_store.prune(self.config.retention)
         for thread_id in [t for t, w in self._workers.items() if w.state is WorkerState.IDLE]:
             del self._workers[thread_id]
         self.hubs.purge(self.config.replay_buffer_ttl.total_seconds())
