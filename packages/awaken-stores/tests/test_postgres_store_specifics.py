@@ -142,3 +142,21 @@ async def test_damaged_run_columns_read_back_leniently(database: str) -> None:
     assert loaded is not None
     assert loaded.status is RunStatus.RUNNING and loaded.waiting is None
     await store.close()
+
+
+async def test_a_step_checkpoint_writes_only_the_new_messages(database: str) -> None:
+    store = PostgresStore(database)
+    history = [Message.user(f"m{i}") for i in range(200)]
+    await store.checkpoint("t-1", history, make_run("r-1"))
+    conn = await asyncpg.connect(database)
+    try:
+        before = await conn.fetch("SELECT seq, xmin::text FROM awaken_messages ORDER BY seq")
+        for step in range(3):
+            history = [*history, Message.assistant(f"step {step}")]
+            await store.checkpoint("t-1", history, make_run("r-1"))
+        after = await conn.fetch("SELECT seq, xmin::text FROM awaken_messages ORDER BY seq")
+    finally:
+        await conn.close()
+        await store.close()
+    assert [tuple(r) for r in after[:200]] == [tuple(r) for r in before]  # old rows untouched
+    assert [r[0] for r in after[200:]] == [201, 202, 203]

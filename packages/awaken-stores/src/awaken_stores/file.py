@@ -46,6 +46,7 @@ from awaken_contract.contract.journal import (
     JournalRecord,
     JournalSubscription,
 )
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.retention import (
@@ -80,7 +81,7 @@ from awaken_contract.ids import now_secs as _now_secs
 from awaken_stores._codec import decode, encode
 from awaken_stores._journal_local import hub_for, select_entries
 from awaken_stores._mailbox_queries import LocalMailboxQueries
-from awaken_stores._message_log import MessageHead, head_after, tail_to_append
+from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
@@ -337,6 +338,7 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
         self.profiles = FileProfileStore(self._db)
         self.config = FileConfigStore(self._db)
         self.mailbox = FileMailboxStore(self._db)
+        self._known = KnownLogs()
 
     def _thread_path(self, thread_id: str) -> Path:
         return self.base / "threads" / f"{validate_id('thread id', thread_id)}.json"
@@ -355,28 +357,26 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
 
     def _message_writes(
         self, thread_id: str, messages: list[Message], *, replace: bool = False
-    ) -> tuple[list[tuple[Path, bytes]], list[_Splice]]:
-        """The file writes storing ``messages`` as the thread's list: a splice of the new ones
-        before the array's closing ``]`` when they extend the stored list, else the whole file
-        (call with the write lock held)."""
+    ) -> tuple[list[tuple[Path, bytes]], list[_Splice], LogWrite]:
+        """The file writes storing ``messages`` as the thread's list (call with the write lock):
+        a splice of the new ones before the array's closing ``]`` when they only extend the
+        stored list, nothing when nothing changed, else the whole file."""
         path, head_path = self._messages_path(thread_id), self._head_path(thread_id)
-        head = None if replace else _read(head_path, MessageHead)
-        tail = tail_to_append(head, messages)
-        size = path.stat().st_size if tail is not None and path.exists() else 0
-        if tail is not None and (size < 2 or _last_byte(path, size) != b"]"):
-            tail = None  # the list file is missing or not what the head says: rewrite it
+        stored = None if replace else _read(head_path, MessageHead)
+        plan = self._known.plan(thread_id, stored, messages)
         files: list[tuple[Path, bytes]] = []
         splices: list[_Splice] = []
-        if tail is None:
+        if not plan.head_changed:
+            return files, splices, plan
+        size = path.stat().st_size if path.exists() else 0
+        appends = stored is not None and plan.start == stored.count and plan.start > 0
+        if appends and size >= 2 and _last_byte(path, size) == b"]":
+            joined = b",".join(encode(m) for m in messages[plan.start :])
+            splices.append(_Splice(path, size - 1, b"]", b"," + joined + b"]"))
+        else:
             files.append((path, encode(messages)))
-        elif tail:
-            joined = b",".join(encode(m) for m in tail)
-            lead = b"," if head is not None and head.count else b""
-            splices.append(_Splice(path, size - 1, b"]", lead + joined + b"]"))
-        new_head = head_after(head, messages, None if tail is None else len(tail))
-        if new_head != head:
-            files.append((head_path, encode(new_head)))
-        return files, splices
+        files.append((head_path, encode(plan.head)))
+        return files, splices, plan
 
     def _journal_splice(
         self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
@@ -425,6 +425,7 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
             for path in paths:
                 path.unlink(missing_ok=True)
 
+        self._known.forget(thread_id)
         await self._db.run_locked(delete)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
@@ -435,15 +436,27 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
         return await self._db.run(scan)
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        path = self._messages_path(thread_id)
-        return await self._db.run(lambda: _read(path, list[Message]))
+        path, head_path = self._messages_path(thread_id), self._head_path(thread_id)
+
+        def load() -> tuple[list[Message] | None, MessageHead | None]:
+            return _read(path, list[Message]), _read(head_path, MessageHead)
+
+        messages, head = await self._db.run(load)
+        if messages is not None and head is not None and head.count == len(messages):
+            self._known.remember(thread_id, messages, head)
+        return messages
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
-        def save() -> None:
-            _recover(self.base)
-            self._commit(*self._message_writes(thread_id, messages, replace=True))
+        self._known.forget(thread_id)
 
-        await self._db.run_locked(save)
+        def save() -> LogWrite:
+            _recover(self.base)
+            files, splices, plan = self._message_writes(thread_id, messages, replace=True)
+            self._commit(files, splices)
+            return plan
+
+        plan = await self._db.run_locked(save)
+        self._known.remember(thread_id, messages, plan.head)
 
     async def delete_messages(self, thread_id: str) -> None:
         thread_path, path = self._thread_path(thread_id), self._messages_path(thread_id)
@@ -454,6 +467,7 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
             path.unlink(missing_ok=True)
             head_path.unlink(missing_ok=True)
 
+        self._known.forget(thread_id)
         await self._db.run_locked(delete)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
@@ -514,16 +528,17 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
         run_data = _pretty_json(run)
         records = list(records)
 
-        def commit() -> list[JournalEntry]:
+        def commit() -> tuple[LogWrite, list[JournalEntry]]:
             _recover(self.base)
             thread = checkpoint_thread(_read(thread_path, Thread), thread_id, run)
-            files, splices = self._message_writes(thread_id, messages)
+            files, splices, plan = self._message_writes(thread_id, messages)
             journal, entries = self._journal_splice(run.run_id, records, expected_last_seq)
             files = [(thread_path, _pretty_json(thread)), *files, (run_path, run_data)]
             self._commit(files, splices if journal is None else [*splices, journal])
-            return entries
+            return plan, entries
 
-        entries = await self._db.run_locked(commit)
+        plan, entries = await self._db.run_locked(commit)
+        self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
         if entries:
             self._db.journal_hub.notify(run.run_id)
         return entries

@@ -15,6 +15,7 @@ from awaken_contract.contract.journal import (
     JournalRecord,
     JournalSubscription,
 )
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.retention import (
@@ -47,7 +48,7 @@ from awaken_contract.ids import now_secs as _now_secs
 from awaken_stores._codec import clone
 from awaken_stores._journal_local import LocalJournalHub, select_entries
 from awaken_stores._mailbox_queries import LocalMailboxQueries
-from awaken_stores._message_log import MessageHead, head_after, tail_to_append
+from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
@@ -82,6 +83,7 @@ class InMemoryStore(JournaledThreadRunStore):
         self._threads: dict[str, Thread] = {}
         self._messages: dict[str, list[Message]] = {}
         self._heads: dict[str, MessageHead] = {}
+        self._known = KnownLogs()
         self._runs: dict[str, RunRecord] = {}
         self._journals: dict[str, list[JournalEntry]] = {}
         self._hub = LocalJournalHub()
@@ -101,26 +103,37 @@ class InMemoryStore(JournaledThreadRunStore):
     async def delete_thread(self, thread_id: str) -> None:
         async with self._lock:
             self._threads.pop(thread_id, None)
-            self._messages.pop(thread_id, None)
-            self._heads.pop(thread_id, None)
+            self._drop_messages(thread_id)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
         return sort_thread_ids(self._threads.values(), offset, limit)
 
+    def _drop_messages(self, thread_id: str) -> None:
+        self._messages.pop(thread_id, None)
+        self._heads.pop(thread_id, None)
+        self._known.forget(thread_id)
+
     async def load_messages(self, thread_id: str) -> list[Message] | None:
         messages = self._messages.get(thread_id)
-        return None if messages is None else _copy_messages(messages)
+        if messages is None:
+            return None
+        copied = _copy_messages(messages)
+        self._known.remember(thread_id, copied, self._heads[thread_id])
+        return copied
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         async with self._lock:
-            self._messages[thread_id] = _copy_messages(messages)
-            self._heads[thread_id] = head_after(None, messages, None)
+            copied = _copy_messages(messages)
+            self._drop_messages(thread_id)
+            head = MessageHead.new(len(messages))
+            self._messages[thread_id] = copied
+            self._heads[thread_id] = head
+            self._known.remember(thread_id, messages, head)
 
     async def delete_messages(self, thread_id: str) -> None:
         async with self._lock:
             require_thread(self._threads.get(thread_id), thread_id)
-            self._messages.pop(thread_id, None)
-            self._heads.pop(thread_id, None)
+            self._drop_messages(thread_id)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
         async with self._lock:
@@ -161,20 +174,17 @@ class InMemoryStore(JournaledThreadRunStore):
         # previous state untouched; the lock makes the writes appear at once.
         async with self._lock:
             thread = checkpoint_thread(self._threads.get(thread_id), thread_id, run)
-            head = self._heads.get(thread_id)
-            tail = tail_to_append(head, messages)
-            copied = _copy_messages(messages if tail is None else tail)
-            new_head = head_after(head, messages, None if tail is None else len(tail))
+            plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
+            copied = _copy_messages(messages[plan.start :])
             new_run = _copy(run)
             entries = self._stage_entries(run.run_id, records, expected_last_seq)
             self._threads[thread_id] = thread
-            if tail is None:
-                self._messages[thread_id] = copied
-            else:
-                self._messages.setdefault(thread_id, []).extend(copied)
-            self._heads[thread_id] = new_head
+            stored = self._messages.setdefault(thread_id, [])
+            stored[plan.start :] = copied
+            self._heads[thread_id] = plan.head
             self._runs[run.run_id] = new_run
             self._commit_entries(run.run_id, entries)
+            self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
         return entries
 
     # ------------------------------------------------------------------ journal

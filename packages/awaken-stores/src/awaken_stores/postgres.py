@@ -70,7 +70,7 @@ from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._journal_local import LocalJournalHub
-from awaken_stores._message_log import MessageHead, head_after, tail_to_append
+from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
@@ -167,9 +167,8 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
         ),
         # 2: cumulative inference cost of a run (ModelSpec pricing).
         (2, [f"ALTER TABLE {p}_runs ADD COLUMN IF NOT EXISTS cost DOUBLE PRECISION"]),
-        # 3: one row per message (append-only checkpoints) with a head per thread; run journals.
-        # Existing message lists are split into rows; their heads carry no digests, so each
-        # thread's first checkpoint after the upgrade rewrites its log once.
+        # 3: one row per message (append-only checkpoints) with a head per thread (count + write
+        # token); run journals. Existing message lists are split into rows.
         (
             3,
             [
@@ -180,8 +179,8 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
                 f" e.value FROM {p}_messages m, jsonb_array_elements(m.data) WITH ORDINALITY"
                 " AS e(value, ord) WHERE jsonb_typeof(m.data) = 'array'",
                 f"CREATE TABLE {p}_message_heads (thread_id TEXT PRIMARY KEY,"
-                " count INTEGER NOT NULL, first_digest TEXT NOT NULL, last_digest TEXT NOT NULL)",
-                f"INSERT INTO {p}_message_heads SELECT thread_id, jsonb_array_length(data), '', ''"
+                " count INTEGER NOT NULL, token TEXT NOT NULL)",
+                f"INSERT INTO {p}_message_heads SELECT thread_id, jsonb_array_length(data), ''"
                 f" FROM {p}_messages WHERE jsonb_typeof(data) = 'array'",
                 f"DROP TABLE {p}_messages",
                 f"ALTER TABLE {p}_messages_v3 RENAME TO {p}_messages",
@@ -419,16 +418,7 @@ class _Lru(Generic[K, V]):
         self._items.clear()
 
 
-def _head_key(head: MessageHead | None) -> str | None:
-    """The head as the text the checkpoint statement compares (``None`` = no head row)."""
-    return None if head is None else f"{head.count}:{head.first}:{head.last}"
-
-
-def _head_from_key(key: str | None) -> MessageHead | None:
-    if key is None:
-        return None
-    count, first, last = key.split(":", 2)
-    return MessageHead(int(count), first, last)
+_HEAD_KEY = "count || ':' || token"
 
 
 def _journal_lock_cte(p: str) -> str:
@@ -483,7 +473,6 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
 
     _THREAD_CACHE_SIZE = 4096
     _MAX_ATTEMPTS = 20
-    _SPECULATE_MESSAGES = 8
 
     def __init__(
         self,
@@ -498,7 +487,7 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
         self.config = PostgresConfigStore(self._db)
         self.mailbox = PostgresMailboxStore(self._db)
         self._thread_cache: _Lru[str, str] = _Lru(self._THREAD_CACHE_SIZE)
-        self._head_cache: _Lru[str, MessageHead] = _Lru(self._THREAD_CACHE_SIZE)
+        self._known = KnownLogs()
         self._journal_hub = LocalJournalHub()
         self._listener: _JournalListener | None = None
         p = self._p
@@ -510,18 +499,21 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
             for i, c in enumerate(_RUN_COLUMNS)
         )
         # $1..$n run columns, then (a = n + 1 …): thread id, thread json, activity, expected old
-        # thread json (NULL = none), expected head key (NULL = none), first message seq - 1,
-        # message jsons, message count, new head count/first/last, journal kinds, journal jsons,
-        # expected last seq (NULL = unfenced), created_at.
+        # thread json (NULL = none), whether to check the message head, its expected key (NULL =
+        # none), first message seq - 1, message jsons, message count, new head token, whether
+        # the head changes, journal kinds, journal jsons, expected last seq (NULL = unfenced),
+        # created_at.
         a = n + 1
-        tid, tjson, act, told, hkey, start, msgs, total, hc, hf, hl, kinds, datas, exp, now = (
-            f"${a + i}" for i in range(15)
+        tid, tjson, act, told, check, hkey, start, msgs, total, token, hchg, kinds, datas = (
+            f"${a + i}" for i in range(13)
         )
+        exp, now = f"${a + 13}", f"${a + 14}"
         self._checkpoint_sql = (
-            f"WITH hk AS (SELECT count || ':' || first_digest || ':' || last_digest AS key"
+            f"WITH hk AS (SELECT {_HEAD_KEY} AS key"
             f" FROM {p}_message_heads WHERE thread_id = {tid} FOR UPDATE),"
             f" {_journal_lock_cte(p)},"
-            f" ok AS (SELECT 1 WHERE (SELECT key FROM hk) IS NOT DISTINCT FROM {hkey}::text"
+            f" ok AS (SELECT 1 WHERE ({check}::bool IS NOT TRUE"
+            f" OR (SELECT key FROM hk) IS NOT DISTINCT FROM {hkey}::text)"
             f" AND ({exp}::bigint IS NULL OR COALESCE((SELECT last_seq FROM jk), 0) = {exp})),"
             f" t AS (INSERT INTO {p}_threads AS th (id, data, activity_ms, updated_at)"
             f" SELECT {tid}, {tjson}::jsonb, {act}, now() WHERE EXISTS (SELECT 1 FROM ok)"
@@ -534,11 +526,11 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
             " WHERE EXISTS (SELECT 1 FROM t)"
             " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data, updated_at = now()),"
             f" d AS (DELETE FROM {p}_messages WHERE thread_id = {tid} AND seq > {total}"
-            " AND EXISTS (SELECT 1 FROM t)),"
-            f" h AS (INSERT INTO {p}_message_heads (thread_id, count, first_digest, last_digest)"
-            f" SELECT {tid}, {hc}, {hf}, {hl} WHERE EXISTS (SELECT 1 FROM t)"
+            f" AND {hchg}::bool AND EXISTS (SELECT 1 FROM t)),"
+            f" h AS (INSERT INTO {p}_message_heads (thread_id, count, token)"
+            f" SELECT {tid}, {total}, {token} WHERE {hchg}::bool AND EXISTS (SELECT 1 FROM t)"
             " ON CONFLICT (thread_id) DO UPDATE SET count = excluded.count,"
-            " first_digest = excluded.first_digest, last_digest = excluded.last_digest),"
+            " token = excluded.token),"
             f" r AS (INSERT INTO {p}_runs ({cols}) SELECT {run_params}"
             " WHERE EXISTS (SELECT 1 FROM t)"
             f" ON CONFLICT (run_id) DO UPDATE SET {updates}),"
@@ -601,7 +593,7 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
             await pool.execute("DROP TABLE IF EXISTS " + ", ".join(f"{self._p}_{n}" for n in names))
         self._db._ready = False
         self._thread_cache.clear()
-        self._head_cache.clear()
+        self._known.clear()
 
     def _remember(self, thread_id: str, data: str | None) -> None:
         if data is None:
@@ -654,23 +646,28 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
         pool = await self._db.pool()
         async with _io():
             rows = await pool.fetch(
-                f"SELECT m.data FROM {self._p}_message_heads h LEFT JOIN {self._p}_messages m"
-                " ON m.thread_id = h.thread_id WHERE h.thread_id = $1 ORDER BY m.seq",
+                f"SELECT m.data, h.{_HEAD_KEY} FROM {self._p}_message_heads h"
+                f" LEFT JOIN {self._p}_messages m ON m.thread_id = h.thread_id"
+                " WHERE h.thread_id = $1 ORDER BY m.seq",
                 thread_id,
             )
         if not rows:
             return None
         parts = [r[0] for r in rows if r[0] is not None]
-        return decode(f"[{','.join(parts)}]", list[Message])
+        messages: list[Message] = decode(f"[{','.join(parts)}]", list[Message])
+        head = MessageHead.from_key(rows[0][1])
+        assert head is not None
+        self._known.remember(thread_id, messages, head)
+        return messages
 
     async def _delete_messages(self, conn: asyncpg.Connection, thread_id: str) -> None:
         await conn.execute(f"DELETE FROM {self._p}_messages WHERE thread_id = $1", thread_id)
         await conn.execute(f"DELETE FROM {self._p}_message_heads WHERE thread_id = $1", thread_id)
-        self._head_cache.forget(thread_id)
+        self._known.forget(thread_id)
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         rows = [encode_str(m) for m in messages]
-        head = head_after(None, messages, None)
+        head = MessageHead.new(len(messages))
         pool = await self._db.pool()
         async with _io(), pool.acquire() as conn, conn.transaction():
             await self._delete_messages(conn, thread_id)
@@ -681,13 +678,12 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
                 rows,
             )
             await conn.execute(
-                f"INSERT INTO {self._p}_message_heads VALUES ($1, $2, $3, $4)",
+                f"INSERT INTO {self._p}_message_heads VALUES ($1, $2, $3)",
                 thread_id,
                 head.count,
-                head.first,
-                head.last,
+                head.token,
             )
-        self._head_cache.remember(thread_id, head)
+        self._known.remember(thread_id, messages, head)
 
     async def delete_messages(self, thread_id: str) -> None:
         pool = await self._db.pool()
@@ -784,33 +780,28 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
         now = now_ms()
         pool = await self._db.pool()
         # Optimistic: assume thread and message head are as this store last saw them (absent
-        # when unseen); the statement reports a mismatch and we re-read. An unseen thread with
-        # more than a few messages is read first: guessing "absent" would send them all.
+        # when unseen); the statement reports a mismatch and we re-read.
         expected = self._thread_cache.get(thread_id)
-        head = self._head_cache.get(thread_id)
+        head = self._known.expected(thread_id)
         async with _io():
-            if head is None and len(messages) > self._SPECULATE_MESSAGES:
-                expected, head = await self._current(pool, thread_id)
             for _ in range(self._MAX_ATTEMPTS):
                 existing = None if expected is None else decode(expected, Thread)
                 thread = checkpoint_thread(existing, thread_id, run)
                 thread_json = encode_str(thread)
-                tail = tail_to_append(head, messages)
-                written = messages if tail is None else tail
-                new_head = head_after(head, messages, None if tail is None else len(tail))
+                plan = self._known.plan(thread_id, head, messages)
                 args = [
                     *run_values,
                     thread_id,
                     thread_json,
                     thread.activity_ms(),
                     expected,
-                    _head_key(head),
-                    len(messages) - len(written),
-                    [encode_str(m) for m in written],
+                    not plan.replaces,
+                    None if head is None else head.key,
+                    plan.start,
+                    [encode_str(m) for m in messages[plan.start :]],
                     len(messages),
-                    new_head.count,
-                    new_head.first,
-                    new_head.last,
+                    plan.head.token,
+                    plan.head_changed,
                     kinds,
                     datas,
                     expected_last_seq,
@@ -822,14 +813,15 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
                     else:
                         async with conn.transaction():
                             row = await conn.fetchrow(self._checkpoint_sql, *args)
-                            _check_fence(row, records, expected_last_seq)
-                    assert row is not None
-                    if row[0]:
-                        self._remember(thread_id, thread_json)
-                        self._head_cache.remember(thread_id, new_head)
-                        if records:
-                            self._journal_hub.notify(run.run_id)
-                        return _entries(run.run_id, records, row[2] or 0, now)
+                            if row is not None and row[0]:
+                                _check_fence(row, records, expected_last_seq)
+                assert row is not None
+                if row[0]:
+                    self._remember(thread_id, thread_json)
+                    self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+                    if records:
+                        self._journal_hub.notify(run.run_id)
+                    return _entries(run.run_id, records, row[2] or 0, now)
                 _check_fence(row, (), expected_last_seq)
                 # Another writer changed the thread or its messages: re-read and retry.
                 expected, head = await self._current(pool, thread_id)
@@ -841,12 +833,11 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
         """The stored thread json and message head."""
         row = await pool.fetchrow(
             f"SELECT (SELECT data FROM {self._p}_threads WHERE id = $1),"
-            " (SELECT count || ':' || first_digest || ':' || last_digest"
-            f" FROM {self._p}_message_heads WHERE thread_id = $1)",
+            f" (SELECT {_HEAD_KEY} FROM {self._p}_message_heads WHERE thread_id = $1)",
             thread_id,
         )
         assert row is not None
-        return row[0], _head_from_key(row[1])
+        return row[0], MessageHead.from_key(row[1])
 
     # ------------------------------------------------------------------ journal
     async def append(

@@ -51,7 +51,7 @@ from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._journal_local import LocalJournalHub, hub_for
-from awaken_stores._message_log import MessageHead, head_after, tail_to_append
+from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
@@ -96,8 +96,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         ],
     ),
     # 2: the message log becomes one row per message (append-only checkpoints) with a head per
-    # thread; run journals. Existing message lists are split into rows; their heads carry no
-    # digests, so each thread's first checkpoint after the upgrade rewrites its log once.
+    # thread (count + write token); run journals. Existing message lists are split into rows.
     (
         2,
         [
@@ -106,9 +105,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "INSERT INTO awaken_messages_v2 (thread_id, seq, data)"
             " SELECT m.thread_id, j.key + 1, j.value FROM awaken_messages m, json_each(m.data) j",
             "CREATE TABLE awaken_message_heads (thread_id TEXT PRIMARY KEY,"
-            " count INTEGER NOT NULL, first_digest TEXT NOT NULL, last_digest TEXT NOT NULL)"
-            " WITHOUT ROWID",
-            "INSERT INTO awaken_message_heads SELECT thread_id, json_array_length(data), '', ''"
+            " count INTEGER NOT NULL, token TEXT NOT NULL) WITHOUT ROWID",
+            "INSERT INTO awaken_message_heads SELECT thread_id, json_array_length(data), ''"
             " FROM awaken_messages",
             "DROP TABLE awaken_messages",
             "ALTER TABLE awaken_messages_v2 RENAME TO awaken_messages",
@@ -263,9 +261,12 @@ _UPSERT_THREAD = (
     " ON CONFLICT (id) DO UPDATE SET data = excluded.data, activity_ms = excluded.activity_ms"
 )
 _UPSERT_HEAD = (
-    "INSERT INTO awaken_message_heads VALUES (?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
-    " SET count = excluded.count, first_digest = excluded.first_digest,"
-    " last_digest = excluded.last_digest"
+    "INSERT INTO awaken_message_heads VALUES (?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
+    " SET count = excluded.count, token = excluded.token"
+)
+_UPSERT_MESSAGE = (
+    "INSERT INTO awaken_messages (thread_id, seq, data) VALUES (?, ?, ?)"
+    " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data"
 )
 _UPSERT_RUN = (
     "INSERT INTO awaken_runs (run_id, thread_id, status, created_at, updated_at, data)"
@@ -288,30 +289,29 @@ def _run_row(run: RunRecord) -> tuple[str, str, str, int, int, str]:
 
 def _load_head(c: sqlite3.Connection, thread_id: str) -> MessageHead | None:
     row = c.execute(
-        "SELECT count, first_digest, last_digest FROM awaken_message_heads WHERE thread_id = ?",
-        (thread_id,),
+        "SELECT count, token FROM awaken_message_heads WHERE thread_id = ?", (thread_id,)
     ).fetchone()
-    return None if row is None else MessageHead(int(row[0]), row[1], row[2])
+    return None if row is None else MessageHead(int(row[0]), row[1])
 
 
-def _write_messages(c: sqlite3.Connection, thread_id: str, messages: list[Message]) -> None:
-    """Store ``messages`` as the thread's log: append the tail when it extends the stored log,
-    else replace the log."""
-    head = _load_head(c, thread_id)
-    tail = tail_to_append(head, messages)
-    if tail is None:
-        c.execute("DELETE FROM awaken_messages WHERE thread_id = ?", (thread_id,))
-        start, written = 0, messages
-    else:
-        start, written = len(messages) - len(tail), tail
-    if written:
+def _write_messages(
+    c: sqlite3.Connection, known: KnownLogs, thread_id: str, messages: list[Message]
+) -> LogWrite:
+    """Store ``messages`` as the thread's log, writing only what changed (see _message_log)."""
+    plan = known.plan(thread_id, _load_head(c, thread_id), messages)
+    start = plan.start
+    if start < len(messages):
         c.executemany(
-            "INSERT INTO awaken_messages (thread_id, seq, data) VALUES (?, ?, ?)",
-            [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(written)],
+            _UPSERT_MESSAGE,
+            [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(messages[start:])],
         )
-    new_head = head_after(head, messages, None if tail is None else len(tail))
-    if new_head != head:
-        c.execute(_UPSERT_HEAD, (thread_id, new_head.count, new_head.first, new_head.last))
+    if plan.head_changed:
+        c.execute(
+            "DELETE FROM awaken_messages WHERE thread_id = ? AND seq > ?",
+            (thread_id, len(messages)),
+        )
+        c.execute(_UPSERT_HEAD, (thread_id, plan.head.count, plan.head.token))
+    return plan
 
 
 def _delete_messages(c: sqlite3.Connection, thread_id: str) -> None:
@@ -356,6 +356,7 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
         self.profiles = SqliteProfileStore(self._db)
         self.config = SqliteConfigStore(self._db)
         self.mailbox = SqliteMailboxStore(self._db)
+        self._known = KnownLogs()
 
     async def __aenter__(self) -> SqliteStore:
         return self
@@ -386,6 +387,7 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
             _delete_messages(c, thread_id)
             c.execute("DELETE FROM awaken_threads WHERE id = ?", (thread_id,))
 
+        self._known.forget(thread_id)
         await self._db.run(_write(delete))
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
@@ -398,23 +400,32 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
         return [r[0] for r in rows]
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        def select(c: sqlite3.Connection) -> list[Any] | None:
-            if _one(c, "SELECT 1 FROM awaken_message_heads WHERE thread_id = ?", (thread_id,)):
-                return c.execute(
-                    "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq",
-                    (thread_id,),
-                ).fetchall()
-            return None
+        def select(c: sqlite3.Connection) -> tuple[MessageHead, list[Any]] | None:
+            head = _load_head(c, thread_id)
+            if head is None:
+                return None
+            rows = c.execute(
+                "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
+            ).fetchall()
+            return head, rows
 
-        rows = await self._db.run(select)
-        return None if rows is None else decode(f"[{','.join(r[0] for r in rows)}]", list[Message])
+        found = await self._db.run(select)
+        if found is None:
+            return None
+        head, rows = found
+        messages: list[Message] = decode(f"[{','.join(r[0] for r in rows)}]", list[Message])
+        self._known.remember(thread_id, messages, head)
+        return messages
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
-        def save(c: sqlite3.Connection) -> None:
-            _delete_messages(c, thread_id)
-            _write_messages(c, thread_id, messages)
+        self._known.forget(thread_id)
 
-        await self._db.run(_write(save))
+        def save(c: sqlite3.Connection) -> LogWrite:
+            _delete_messages(c, thread_id)
+            return _write_messages(c, self._known, thread_id, messages)
+
+        plan = await self._db.run(_write(save))
+        self._known.remember(thread_id, messages, plan.head)
 
     async def delete_messages(self, thread_id: str) -> None:
         def delete(c: sqlite3.Connection) -> None:
@@ -422,6 +433,7 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
             require_thread(Thread(id=thread_id) if exists else None, thread_id)
             _delete_messages(c, thread_id)
 
+        self._known.forget(thread_id)
         await self._db.run(_write(delete))
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
@@ -500,15 +512,16 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
     ) -> list[JournalEntry]:
         run_row = _run_row(run)
 
-        def write(c: sqlite3.Connection) -> list[JournalEntry]:
+        def write(c: sqlite3.Connection) -> tuple[LogWrite, list[JournalEntry]]:
             data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
             existing = None if data is None else decode(data, Thread)
             c.execute(_UPSERT_THREAD, _thread_row(checkpoint_thread(existing, thread_id, run)))
-            _write_messages(c, thread_id, messages)
+            plan = _write_messages(c, self._known, thread_id, messages)
             c.execute(_UPSERT_RUN, run_row)
-            return _append_journal(c, run.run_id, records, expected_last_seq)
+            return plan, _append_journal(c, run.run_id, records, expected_last_seq)
 
-        entries = await self._db.run(_write(write))
+        plan, entries = await self._db.run(_write(write))
+        self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
         if entries:
             self._db.journal_hub.notify(run.run_id)
         return entries

@@ -280,6 +280,38 @@ class JournaledStoreContract:
         assert loaded is not None
         assert [m.text() for m in loaded] == ["summary of 1-2", "3", "4 (edited)", "5"]
 
+    async def test_a_message_replaced_in_the_middle_is_stored(
+        self, store: JournaledThreadRunStore
+    ) -> None:
+        """A resumed tool call replaces its placeholder result in place (a new object at the
+        same index, neither first nor last): the checkpoint must store it."""
+        run = make_run("r-1")
+        call = Message.assistant_with_tool_calls(
+            "", [ToolCall("c1", "a", {}), ToolCall("c2", "b", {})]
+        )
+        history = [Message.user("go"), call, Message.tool("c1", "pending"), Message.tool("c2", "?")]
+        await store.checkpoint("t-1", history, run)
+        history[2] = Message.tool("c1", "approved and done")
+        history.append(Message.assistant("both done"))
+        await store.checkpoint("t-1", history, run)
+        loaded = await store.load_messages("t-1")
+        assert loaded == history
+
+    async def test_loaded_history_edited_then_checkpointed(
+        self, store: JournaledThreadRunStore, other_instance: JournaledThreadRunStore
+    ) -> None:
+        history = [Message.user("a"), Message.assistant("b"), Message.user("c")]
+        await other_instance.checkpoint("t-1", history, make_run("r-0"))
+        loaded = await store.load_messages("t-1")
+        assert loaded == history
+        loaded[1] = Message.assistant("b (cleaned)")
+        loaded.append(Message.assistant("d"))
+        await store.checkpoint("t-1", loaded, make_run("r-1"))
+        assert await other_instance.load_messages("t-1") == loaded
+        shorter = loaded[:2]
+        await store.checkpoint("t-1", shorter, make_run("r-1"))
+        assert await other_instance.load_messages("t-1") == shorter
+
     async def test_save_messages_then_checkpoint_appends(
         self, store: JournaledThreadRunStore
     ) -> None:
