@@ -30,16 +30,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
-from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
-from awaken_contract.contract.message import Message, ToolCall
-from awaken_contract.contract.storage import RunRecord, ThreadRunStore
-from awaken_contract.ids import new_id, now_secs
+from _checkpoints import STEPS, s1_checkpoints
+from awaken_contract.contract.message import Message
+from awaken_contract.contract.storage import ThreadRunStore
+from awaken_contract.ids import new_id
 from awaken_contract.testing.postgres import PostgresCluster, find_postgres_bindir
 from awaken_stores import PostgresStore, SqliteStore
 
 PRIORS = (0, 100, 1000)
-STEPS = 4
-PROMPT = "What is the weather in Tokyo?"
 ByteCounter = Callable[[], Awaitable[int]]
 Flush = Callable[[], Awaitable[None]]
 
@@ -63,37 +61,8 @@ async def seed(store: ThreadRunStore, prior: list[Message]) -> str:
 
 async def checkpoints(store: ThreadRunStore, thread_id: str, prior: list[Message]) -> int:
     """The 4 step checkpoints of one S1 run after ``prior``; ns spent in them."""
-    run_id, now = new_id(), now_secs()
-    record = RunRecord(
-        run_id=run_id,
-        thread_id=thread_id,
-        agent_id="assistant",
-        status=RunStatus.RUNNING,
-        created_at=now,
-        started_at=now,
-        updated_at=now,
-    )
-    messages = [*prior, Message.user(PROMPT)]
     start = time.perf_counter_ns()
-    await store.checkpoint(thread_id, messages, record)
-    call = Message.assistant_with_tool_calls("", [ToolCall("c1", "get_weather", {"city": "Tokyo"})])
-    call.mark_produced_by(run_id, 0)
-    messages.append(call)
-    record.steps, record.input_tokens, record.output_tokens = 1, 50, 10
-    await store.checkpoint(thread_id, messages, record)
-    result = Message.tool("c1", '{"forecast": "sunny in Tokyo"}')
-    result.mark_produced_by(run_id, 0)
-    messages.append(result)
-    await store.checkpoint(thread_id, messages, record)
-    final = Message.assistant("Sunny in Tokyo.")
-    final.mark_produced_by(run_id, 1)
-    messages.append(final)
-    record.steps, record.input_tokens, record.output_tokens = 2, 100, 20
-    record.status = RunStatus.DONE
-    record.termination_reason = TerminationReason.natural_end()
-    record.final_output = "Sunny in Tokyo."
-    record.finished_at = record.updated_at = now_secs()
-    await store.checkpoint(thread_id, messages, record)
+    await s1_checkpoints(store, thread_id, prior)
     return time.perf_counter_ns() - start
 
 

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from awaken_contract.codec import encode_json
 from awaken_contract.contract.event import TextDelta
-from awaken_contract.contract.journal import EventRecord
+from awaken_contract.contract.journal import EventRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.ids import now_ms
@@ -51,28 +51,34 @@ def _old_sqlite_database(path: Path) -> None:
     conn.close()
 
 
+async def _works_after_upgrade(store: JournaledThreadRunStore) -> list[Message]:
+    """The old data reads back and the upgraded store checkpoints and journals on top of it."""
+    assert await store.load_messages("t-old") == OLD_HISTORY
+    assert await store.load_messages("t-empty") == []
+    assert await store.load_messages("t-none") is None
+    history = [*OLD_HISTORY, Message.user("new question")]
+    run = make_run("r-new", "t-old", status=RunStatus.RUNNING)
+    entries = await store.checkpoint_step(
+        "t-old", history, run, [EventRecord(TextDelta(delta="hi"))]
+    )
+    assert [e.seq for e in entries] == [1]
+    history.append(Message.assistant("new answer"))
+    await store.checkpoint("t-old", history, run)
+    assert await store.load_messages("t-old") == history
+    await store.checkpoint("t-empty", [Message.user("first")], make_run("r-e", "t-empty"))
+    loaded = await store.load_messages("t-empty")
+    assert loaded is not None and [m.text() for m in loaded] == ["first"]
+    return history
+
+
 async def test_sqlite_v1_database_opens_and_works(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     _old_sqlite_database(path)
     async with SqliteStore(path) as store:
         assert await store.schema_version() == SQLITE_MIGRATIONS[-1][0]
-        assert await store.load_messages("t-old") == OLD_HISTORY
-        assert await store.load_messages("t-empty") == []
-        assert await store.load_messages("t-none") is None
         old_run = await store.load_run("r-old")
         assert old_run is not None and old_run.status is RunStatus.DONE
-        history = [*OLD_HISTORY, Message.user("new question")]
-        run = make_run("r-new", "t-old", status=RunStatus.RUNNING)
-        entries = await store.checkpoint_step(
-            "t-old", history, run, [EventRecord(TextDelta(delta="hi"))]
-        )
-        assert [e.seq for e in entries] == [1]
-        history.append(Message.assistant("new answer"))
-        await store.checkpoint("t-old", history, run)
-        assert await store.load_messages("t-old") == history
-        await store.checkpoint("t-empty", [Message.user("first")], make_run("r-e", "t-empty"))
-        loaded = await store.load_messages("t-empty")
-        assert loaded is not None and [m.text() for m in loaded] == ["first"]
+        history = await _works_after_upgrade(store)
     async with SqliteStore(path) as again:
         assert await again.load_messages("t-old") == history
         assert await again.last_seq("r-new") == 1
@@ -108,17 +114,7 @@ async def test_postgres_v2_database_opens_and_works(postgres_dsn: str) -> None:
     store = PostgresStore(postgres_dsn, prefix=prefix)
     try:
         assert await store.schema_version() == 3
-        assert await store.load_messages("t-old") == OLD_HISTORY
-        assert await store.load_messages("t-empty") == []
-        history = [*OLD_HISTORY, Message.user("new question")]
-        run = make_run("r-new", "t-old", status=RunStatus.RUNNING)
-        entries = await store.checkpoint_step(
-            "t-old", history, run, [EventRecord(TextDelta(delta="hi"))]
-        )
-        assert [e.seq for e in entries] == [1]
-        history.append(Message.assistant("new answer"))
-        await store.checkpoint("t-old", history, run)
-        assert await store.load_messages("t-old") == history
+        history = await _works_after_upgrade(store)
         other = PostgresStore(postgres_dsn, prefix=prefix)
         assert await other.load_messages("t-old") == history
         assert await other.last_seq("r-new") == 1

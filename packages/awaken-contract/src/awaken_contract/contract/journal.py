@@ -237,9 +237,10 @@ class RunJournal(ABC):
 class JournaledThreadRunStore(ThreadRunStore, RunJournal):
     """A thread/run store with run journals whose step checkpoint also appends journal entries.
 
-    Messages are an append-only log: when the list given to a checkpoint extends the stored one
-    (same length prefix, same first and last stored message) only the new messages are written,
-    so a step costs the same however long the history is; any other list replaces the log."""
+    Messages are an append-only log: a store remembers the message objects it last wrote or
+    returned from ``load_messages`` and writes only the messages from the first one that is not
+    the same object, so a step costs the same however long the history is. Treat checkpointed
+    messages as immutable: replace a message by a new object (never edit it in place)."""
 
     @abstractmethod
     async def checkpoint_step(
