@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncGenerator, Collection, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -221,7 +221,7 @@ class RunJournal(ABC):
         after_seq: int = 0,
         *,
         poll_seconds: float = DEFAULT_FOLLOW_POLL_SECONDS,
-    ) -> AsyncIterator[JournalEntry]:
+    ) -> AsyncGenerator[JournalEntry, None]:
         """Every entry after ``after_seq`` — the committed ones, then new ones as they commit —
         gap-free and in order, until the caller stops iterating (close it with
         ``contextlib.aclosing``)."""

@@ -160,8 +160,11 @@ class JournaledStoreContract:
             assert seqs == sorted(seqs)
         read = await other_instance.read("r-c")
         assert _seqs(read) == every
-        deltas = [e.record.event.delta for e in read if isinstance(e.record, EventRecord)]
-        assert isinstance(read[0].record, EventRecord)
+        deltas = [
+            e.record.event.delta
+            for e in read
+            if isinstance(e.record, EventRecord) and isinstance(e.record.event, TextDelta)
+        ]
         assert len(set(deltas)) == len(deltas) == len(every)
 
     # ------------------------------------------------------------------ subscriptions
