@@ -225,7 +225,8 @@ class InMemoryStore(JournaledThreadRunStore):
         kinds: Collection[JournalKind] | None = None,
         limit: int | None = None,
     ) -> list[JournalEntry]:
-        return select_entries(self._journals.get(run_id, []), after_seq, kinds, limit)
+        found = select_entries(self._journals.get(run_id, []), after_seq, kinds, limit)
+        return clone(found, list[JournalEntry])
 
     async def last_seq(self, run_id: str) -> int:
         return len(self._journals.get(run_id, ()))

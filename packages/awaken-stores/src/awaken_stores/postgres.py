@@ -38,6 +38,7 @@ from awaken_contract.contract.journal import (
     JournalKind,
     JournalRecord,
     JournalSubscription,
+    kind_of,
 )
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
@@ -452,8 +453,8 @@ def _journal_result(p: str) -> str:
 
 
 def _journal_rows(records: Sequence[JournalRecord]) -> tuple[list[str], list[str]]:
-    entries = [JournalEntry("", 0, 0, r) for r in records]
-    return [e.kind.value for e in entries], [encode_str(r) for r in records]
+    """The ``kind`` and JSON columns of the records (encoded before any I/O)."""
+    return [kind_of(r).value for r in records], [encode_str(r) for r in records]
 
 
 def _entries(

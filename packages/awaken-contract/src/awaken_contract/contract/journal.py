@@ -46,6 +46,7 @@ __all__ = [
     "RunJournal",
     "ToolFinishedRecord",
     "ToolStartedRecord",
+    "kind_of",
     "request_digest",
 ]
 
