@@ -167,6 +167,35 @@ class JournaledStoreContract:
         ]
         assert len(set(deltas)) == len(deltas) == len(every)
 
+    async def test_concurrent_step_checkpoints_keep_the_journal_gap_free(
+        self, store: JournaledThreadRunStore, other_instance: JournaledThreadRunStore
+    ) -> None:
+        """Step checkpoints racing on one thread from two store objects (retrying on conflicts)
+        and plain appends: every write's entries are consecutive, the whole journal has no gap."""
+        run = make_run("r-s", status=RunStatus.RUNNING)
+
+        async def stepper(target: JournaledThreadRunStore, w: int) -> list[list[int]]:
+            batches = []
+            for i in range(4):
+                records = [EventRecord(TextDelta(delta=f"{w}-{i}-{k}")) for k in range(3)]
+                messages = [Message.user(f"{w}-{i}")]
+                if i % 2:
+                    entries = await target.append("r-s", records)
+                else:
+                    entries = await target.checkpoint_step("t-1", messages, run, records)
+                batches.append(_seqs(entries))
+            return batches
+
+        results = await asyncio.gather(
+            *(stepper(store if w % 2 else other_instance, w) for w in range(6))
+        )
+        batches = [batch for writer in results for batch in writer]
+        for batch in batches:
+            assert batch == list(range(batch[0], batch[0] + 3)), batch
+        every = sorted(seq for batch in batches for seq in batch)
+        assert every == list(range(1, 6 * 4 * 3 + 1))
+        assert await store.last_seq("r-s") == len(every)
+
     # ------------------------------------------------------------------ subscriptions
     async def test_subscription_wakes_on_append_from_other_instance(
         self, store: JournaledThreadRunStore, other_instance: JournaledThreadRunStore
