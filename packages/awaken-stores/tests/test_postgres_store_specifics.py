@@ -154,6 +154,7 @@ async def test_a_step_checkpoint_writes_only_the_new_messages(database: str) -> 
         for step in range(3):
             history = [*history, Message.assistant(f"step {step}")]
             await store.checkpoint("t-1", history, make_run("r-1"))
+            assert await store.load_messages("t-1") == history  # a UI reading the history
         after = await conn.fetch("SELECT seq, xmin::text FROM awaken_messages ORDER BY seq")
     finally:
         await conn.close()

@@ -141,6 +141,7 @@ async def test_a_step_checkpoint_writes_only_the_new_messages(tmp_path: Path) ->
     for step in range(3):
         history = [*history, Message.assistant(f"step {step}")]
         await store.checkpoint("t-1", history, make_run("r-1"))
+        assert await store.load_messages("t-1") == history  # a UI reading the history
     await store.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM written").fetchone()[0] == 3

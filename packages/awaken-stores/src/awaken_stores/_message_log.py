@@ -1,9 +1,10 @@
 """Append-only message checkpoints: which part of a thread's message list a checkpoint writes.
 
 The runtime hands every checkpoint the whole message list. A store remembers, per thread, the
-exact ``Message`` objects it last wrote or returned from ``load_messages`` (``KnownLogs``) and a
-``MessageHead`` — the stored count and a token renewed on every write. When the stored head is
-the one it remembers, the new list is compared with the remembered objects **by identity**
+exact ``Message`` objects it last wrote and the ones it last returned from ``load_messages``
+(``KnownLogs``), with the ``MessageHead`` they were stored under — the stored count and a token
+renewed on every write. When the stored head is a remembered one, the new list is compared
+with the remembered objects **by identity**
 (a pointer comparison per message, no encoding): everything before the first message that is
 not the same object is already stored, and only the rest is written. A message that changed
 is a new object (``replace_tool_message``, history hygiene and compaction all build new
@@ -67,37 +68,61 @@ class _Known(msgspec.Struct):
     messages: list[Message]
     head: MessageHead
 
+    def common_prefix(self, messages: list[Message]) -> int:
+        """How many leading messages are the very objects remembered here."""
+        common = min(len(self.messages), len(messages))
+        same = list(map(operator.is_, messages[:common], self.messages[:common]))
+        return same.index(False) if False in same else common
+
+
+class _Thread(msgspec.Struct):
+    """What is known of one thread: the objects last written and the objects last loaded
+    (a history read while a run is going on must not hide the run's own objects)."""
+
+    written: _Known | None = None
+    loaded: _Known | None = None
+
+    def candidates(self, stored: MessageHead) -> list[_Known]:
+        return [k for k in (self.written, self.loaded) if k is not None and k.head == stored]
+
 
 class KnownLogs:
     """Per store object: the message objects of recently written or loaded threads."""
 
     def __init__(self, size: int = 256) -> None:
-        self._logs: OrderedDict[str, _Known] = OrderedDict()
+        self._threads: OrderedDict[str, _Thread] = OrderedDict()
         self._size = size
 
     def plan(self, thread_id: str, stored: MessageHead | None, messages: list[Message]) -> LogWrite:
         """The write storing ``messages`` over a log whose current head is ``stored``."""
-        known = self._logs.get(thread_id)
+        known = self._threads.get(thread_id)
         start = 0
-        if known is not None and stored is not None and known.head == stored:
-            common = min(len(known.messages), len(messages))
-            same = list(map(operator.is_, messages[:common], known.messages[:common]))
-            start = same.index(False) if False in same else common
+        if known is not None and stored is not None:
+            start = max((k.common_prefix(messages) for k in known.candidates(stored)), default=0)
             if start == len(messages) == stored.count:
                 return LogWrite(start, stored, head_changed=False)
         return LogWrite(start, MessageHead.new(len(messages)), head_changed=True)
 
     def expected(self, thread_id: str) -> MessageHead | None:
-        """The head this store object last saw for the thread (``None`` when unknown)."""
-        known = self._logs.get(thread_id)
-        return None if known is None else known.head
+        """The head this store object last wrote or read for the thread (``None`` if unknown)."""
+        known = self._threads.get(thread_id)
+        if known is None:
+            return None
+        latest = known.written if known.written is not None else known.loaded
+        return None if latest is None else latest.head
 
     def remember(self, thread_id: str, messages: list[Message], head: MessageHead) -> None:
-        """Record that ``messages`` (these objects) are stored under ``head``."""
-        self._logs[thread_id] = _Known(list(messages), head)
-        self._logs.move_to_end(thread_id)
-        while len(self._logs) > self._size:
-            self._logs.popitem(last=False)
+        """Record that ``messages`` (these objects) were just written under ``head``."""
+        known = self._touch(thread_id)
+        known.written = _Known(list(messages), head)
+        known.loaded = None
+
+    def remember_loaded(self, thread_id: str, messages: list[Message], head: MessageHead) -> None:
+        """Record that ``load_messages`` returned ``messages`` (these objects) under ``head``."""
+        known = self._touch(thread_id)
+        known.loaded = _Known(list(messages), head)
+        if known.written is not None and known.written.head != head:
+            known.written = None
 
     def settle(
         self, thread_id: str, messages: list[Message], head: MessageHead, run_finished: bool
@@ -111,8 +136,17 @@ class KnownLogs:
 
     def forget(self, thread_id: str) -> None:
         """Drop what is known of the thread (deleted, or its run finished)."""
-        self._logs.pop(thread_id, None)
+        self._threads.pop(thread_id, None)
 
     def clear(self) -> None:
         """Forget everything."""
-        self._logs.clear()
+        self._threads.clear()
+
+    def _touch(self, thread_id: str) -> _Thread:
+        known = self._threads.get(thread_id)
+        if known is None:
+            known = self._threads[thread_id] = _Thread()
+        self._threads.move_to_end(thread_id)
+        while len(self._threads) > self._size:
+            self._threads.popitem(last=False)
+        return known

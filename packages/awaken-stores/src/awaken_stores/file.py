@@ -443,7 +443,7 @@ class FileStore(_FileBacked, JournaledThreadRunStore):
 
         messages, head = await self._db.run(load)
         if messages is not None and head is not None and head.count == len(messages):
-            self._known.remember(thread_id, messages, head)
+            self._known.remember_loaded(thread_id, messages, head)
         return messages
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:

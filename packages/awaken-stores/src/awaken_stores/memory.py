@@ -118,7 +118,7 @@ class InMemoryStore(JournaledThreadRunStore):
         if messages is None:
             return None
         copied = _copy_messages(messages)
-        self._known.remember(thread_id, copied, self._heads[thread_id])
+        self._known.remember_loaded(thread_id, copied, self._heads[thread_id])
         return copied
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:

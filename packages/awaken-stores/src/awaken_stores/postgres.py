@@ -658,7 +658,7 @@ class PostgresStore(_PgBacked, JournaledThreadRunStore):
         messages: list[Message] = decode(f"[{','.join(parts)}]", list[Message])
         head = MessageHead.from_key(rows[0][1])
         assert head is not None
-        self._known.remember(thread_id, messages, head)
+        self._known.remember_loaded(thread_id, messages, head)
         return messages
 
     async def _delete_messages(self, conn: asyncpg.Connection, thread_id: str) -> None:

@@ -414,7 +414,7 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
             return None
         head, rows = found
         messages: list[Message] = decode(f"[{','.join(r[0] for r in rows)}]", list[Message])
-        self._known.remember(thread_id, messages, head)
+        self._known.remember_loaded(thread_id, messages, head)
         return messages
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
