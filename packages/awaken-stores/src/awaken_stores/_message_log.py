@@ -70,9 +70,12 @@ class _Known(msgspec.Struct):
 
     def common_prefix(self, messages: list[Message]) -> int:
         """How many leading messages are the very objects remembered here."""
-        common = min(len(self.messages), len(messages))
-        same = list(map(operator.is_, messages[:common], self.messages[:common]))
-        return same.index(False) if False in same else common
+        pairs = map(operator.is_, messages, self.messages)  # stops at the shorter list
+        if all(pairs):
+            return min(len(self.messages), len(messages))
+        return next(
+            i for i, same in enumerate(map(operator.is_, messages, self.messages)) if not same
+        )
 
 
 class _Thread(msgspec.Struct):

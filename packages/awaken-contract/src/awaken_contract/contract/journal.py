@@ -160,8 +160,8 @@ class JournalSubscription(ABC):
 
     Edge-triggered and coalescing: ``wait`` returns ``True`` as soon as at least one append was
     committed since the subscription was attached or since the previous ``wait`` returned, and
-    ``False`` on timeout. It says nothing about *which* entries: read them with
-    ``RunJournal.read(run_id, after_seq=…)``."""
+    ``False`` on timeout. Wake-ups may repeat (a store can hear of one append twice) and say
+    nothing about *which* entries: read them with ``RunJournal.read(run_id, after_seq=…)``."""
 
     @abstractmethod
     async def __aenter__(self) -> JournalSubscription:

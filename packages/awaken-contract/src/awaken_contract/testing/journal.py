@@ -208,10 +208,10 @@ class JournaledStoreContract:
     async def test_subscription_is_per_run(self, store: JournaledThreadRunStore) -> None:
         async with store.subscribe("r-1") as subscription:
             await store.append("r-2", sample_records(0))
+            # Wake-ups may repeat (at least once), but never for another run.
+            assert not await subscription.wait(0.2)
             await store.append("r-1", sample_records(0)[:1])
             assert await subscription.wait(_NOTIFY_TIMEOUT)
-            # The r-2 append did not leave a second pending wake-up behind.
-            assert not await subscription.wait(0.05)
 
     async def test_follow_replays_then_tails(
         self, store: JournaledThreadRunStore, other_instance: JournaledThreadRunStore
