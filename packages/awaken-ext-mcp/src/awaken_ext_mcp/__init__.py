@@ -13,6 +13,7 @@ builder.with_plugin("mcp", McpPlugin(manager))
 
 from awaken_ext_mcp.config import (
     McpServerConnectionConfig,
+    McpTransport,
     McpTransportKind,
     default_restart_policy,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "McpTool",
     "McpToolRegistry",
     "McpToolRegistryManager",
+    "McpTransport",
     "McpTransportKind",
     "ProgressForwarder",
     "call_result_to_tool_result",
