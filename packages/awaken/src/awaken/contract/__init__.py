@@ -8,13 +8,13 @@ from awaken_contract.contract.context_message import ContextMessage, ContextMess
 from awaken_contract.contract.event import ActivityDelta, ActivitySnapshot, AgentEvent, AnyAgentEvent, Error, ErrorEvent, InferenceComplete, MessagesSnapshot, ReasoningDelta, ReasoningEncryptedValue, RunFinish, RunStart, StateDelta, StateSnapshot, StepEnd, StepStart, TextDelta, ToolCallDelta, ToolCallDone, ToolCallReady, ToolCallResumed, ToolCallStart, ToolCallStreamDelta, decode_event, encode_event, is_final_finish, is_terminal
 from awaken_contract.contract.event_sink import ChannelEventSink, EventSink, NullEventSink, VecEventSink
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor, stream_events_of
-from awaken_contract.contract.identity import AdapterKind, RunIdentity, RunMode, RunOrigin
+from awaken_contract.contract.identity import AdapterKind, RunIdentity, RunMode, RunOrigin, RunRequestOrigin
 from awaken_contract.contract.inference import AnyLlmStreamEvent, ContentBlockStopChunk, LlmStreamEvent, ReasoningDeltaChunk, StopChunk, StopReason, StreamResult, TextDeltaChunk, TokenUsage, ToolCallDeltaChunk, ToolCallStartChunk, UsageChunk
 from awaken_contract.contract.lifecycle import AnyStopConditionSpec, ConsecutiveErrors, ContentMatch, LoopDetection, MaxRounds, RunStatus, StopConditionSpec, StopOnTool, StoppedReason, TerminationKind, TerminationReason, Timeout, TokenBudget
 from awaken_contract.contract.mailbox import DEFAULT_MAX_ATTEMPTS, DEFAULT_PRIORITY, MailboxInterrupt, MailboxJob, MailboxJobList, MailboxJobOrigin, MailboxJobStatus, MailboxRunResult, MailboxStore, retry_delay_ms
 from awaken_contract.contract.message import Message, MessageMetadata, Role, ToolCall, Visibility, new_id
 from awaken_contract.contract.progress import ProgressStatus, TOOL_CALL_PROGRESS_ACTIVITY_TYPE, TOOL_CALL_PROGRESS_SCHEMA, ToolCallProgressState
-from awaken_contract.contract.request import RunRequest, RunRequestOrigin
+from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.storage import ConfigChangeEvent, ConfigChangeKind, ConfigChangeNotifier, ConfigStore, MAX_RUN_PAGE_LIMIT, MessagePage, MessageQuery, MessageRecord, MessageSeqRange, ProfileEntry, ProfileOwner, ProfileStore, RunDecision, RunMessageInput, RunMessageOutput, RunOutcome, RunPage, RunQuery, RunRecord, RunRequestSnapshot, RunStore, RunWaitingState, RunWaitingTicket, Thread, ThreadMetadata, ThreadRunStore, ThreadStore, checkpoint_thread, require_thread, sort_thread_ids
 from awaken_contract.contract.suspension import PendingToolCall, ResumeDecisionAction, SuspendTicket, Suspension, ToolCallOutcome, ToolCallResume, ToolCallResumeMode, ToolCallState, ToolCallStatus, WaitingReason
 from awaken_contract.contract.tool import Denied, ExecutionFailed, FrontEndTool, InvalidArguments, Tool, ToolCallContext, ToolDescriptor, ToolError, ToolExecutionMode, ToolInternalError, ToolNotFound, ToolOutput, ToolResult, ToolStatus, tool
