@@ -22,6 +22,7 @@ from awaken_contract.registry_spec import AgentSpec, AgentSystemConfig, ModelSpe
 from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.registry.registries import AgentBackendFactory, ModelEntry, RegistrySet
 from awaken_runtime.registry.resolver import RegistryResolver
+from awaken_runtime.remote.a2a import a2a_backend_factory
 from awaken_runtime.runtime.agent_runtime import AgentRuntime
 
 __all__ = ["AgentRuntimeBuilder"]
@@ -148,8 +149,6 @@ class AgentRuntimeBuilder:
             raise self._errors[0]
         if self.registries.backends.get("a2a") is None:
             # The built-in remote backend (book: A2A is the built-in delegation backend).
-            from awaken_runtime.remote.a2a import a2a_backend_factory
-
             self.registries.backends.register("a2a", a2a_backend_factory)
         resolver = RegistryResolver(self.registries, self._tool_execution_mode, self._tool_executor)
         return AgentRuntime(
