@@ -25,6 +25,7 @@ from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor,
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing import wait_until
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols.a2a import a2a_routes
 from awaken_stores import SqliteStore
@@ -149,12 +150,12 @@ async def _send(client: Any, message: pb.Message, *, immediately: bool = False) 
 
 
 async def _poll(client: Any, task_id: str, *, until: set[int]) -> pb.Task:
-    for _ in range(300):
+    async def reached() -> pb.Task | None:
         task: pb.Task = await client.get_task(pb.GetTaskRequest(id=task_id))
-        if task.status.state in until:
-            return task
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"task {task_id} never reached {until}: {task.status.state}")
+        return task if task.status.state in until else None
+
+    task: pb.Task = await wait_until(reached, message=f"task {task_id} in states {until}")
+    return task
 
 
 async def test_card_is_fetched_and_parsed(local: Any) -> None:
