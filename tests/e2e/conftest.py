@@ -19,9 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Role, ToolCall
 from awaken_contract.contract.suspension import (
     PendingToolCall,
@@ -33,7 +32,7 @@ from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor,
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
-from awaken_runtime.testing import parse_sse_text
+from awaken_runtime.testing import parse_sse_text, text_step, tool_step
 from awaken_runtime.testing.asgi import AppLifespan, ThreadedServer
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols import protocol_routes
@@ -79,13 +78,7 @@ class ScriptedModel(LlmExecutor):
         last = request.messages[-1] if request.messages else None
         if last is not None and last.role is Role.TOOL:
             text = f"Done: {last.text()}"
-            return StreamResult(
-                content=[ContentBlock.text(text)],
-                tool_calls=[],
-                usage=None,
-                stop_reason=StopReason.END_TURN,
-                has_incomplete_tool_calls=False,
-            )
+            return text_step(text)
         offered = {tool.id for tool in request.tools}
         asked = last.text() if last is not None else ""
         if "deploy" in asked:
@@ -94,13 +87,7 @@ class ScriptedModel(LlmExecutor):
             call = ToolCall(f"call_{new_id()}", "pick_color", {"hint": "wall"})
         else:
             call = ToolCall(f"call_{new_id()}", "get_weather", {"city": "Tokyo"})
-        return StreamResult(
-            content=[ContentBlock.text("Let me check.")],
-            tool_calls=[call],
-            usage=None,
-            stop_reason=StopReason.TOOL_USE,
-            has_incomplete_tool_calls=False,
-        )
+        return tool_step([call], "Let me check.")
 
     def name(self) -> str:
         return "scripted"
