@@ -19,6 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+try:  # an async fixture needs pytest-asyncio; its decorator also works in strict mode
+    from pytest_asyncio import fixture as async_fixture
+except ImportError:  # pragma: no cover - without pytest-asyncio the fixture is not usable
+    async_fixture = pytest.fixture  # type: ignore[assignment]
+
 from awaken_runtime.testing.polling import wait_until
 from awaken_runtime.testing.sse import collect_sse, iter_sse
 
@@ -30,7 +35,7 @@ __all__ = ["ServeAsgi", "serve", "sse", "until"]
 ServeAsgi = Callable[..., Awaitable[str]]
 
 
-@pytest.fixture
+@async_fixture
 async def serve() -> AsyncIterator[ServeAsgi]:
     """``await serve(app)``: the base URL of ``app`` on a free loopback port."""
     from awaken_runtime.testing.asgi import serve_asgi  # uvicorn is optional
