@@ -57,6 +57,8 @@ MAPPING: dict[str, list[str]] = {
     "ext_permission": ["awaken_ext_permission"],
     "ext_mcp": ["awaken_ext_mcp"],
     "ext_skills": ["awaken_ext_skills"],
+    "ext_observability": ["awaken_ext_observability"],
+    "log_context": ["awaken_contract.log_context"],
     "tool_pattern": ["awaken_tool_pattern"],
     "testing": ["awaken_runtime.testing"],
 }

@@ -327,6 +327,8 @@ def test_provider_spec() -> None:
         "api_key_env": "MY_KEY",
         "timeout_secs": 300,
         "connect_timeout_secs": 10,
+        "total_timeout_secs": 1800,
+        "idle_timeout_secs": 300,
     }
 
 

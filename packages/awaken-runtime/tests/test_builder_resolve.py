@@ -20,7 +20,7 @@ from awaken_contract.errors import (
     ValidationFailed,
 )
 from awaken_contract.plugin import ConfigSchema, Plugin, PluginDescriptor, PluginRegistrar
-from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
+from awaken_contract.registry_spec import AgentSpec, LlmRetryPolicy, ModelSpec, RemoteEndpoint
 from awaken_runtime import AgentRuntimeBuilder, ModelEntry
 from awaken_runtime.engine import MockLlmExecutor, RetryingExecutor
 from awaken_runtime.plugins import LoopActionHandlersPlugin
@@ -194,11 +194,19 @@ def test_retry_section_wraps_the_executor() -> None:
         .with_model("m")
         .with_section("retry", {"max_retries": 1, "fallback_upstream_models": []})
     )
+    off = AgentSpec("off").with_model("m").with_section("retry", {"max_retries": 0})
     runtime = (
-        base().with_agent_spec(spec).with_agent_spec(AgentSpec("plain").with_model("m")).build()
+        base()
+        .with_agent_spec(spec)
+        .with_agent_spec(AgentSpec("plain").with_model("m"))
+        .with_agent_spec(off)
+        .build()
     )
-    assert isinstance(runtime.resolve("a").llm_executor, RetryingExecutor)
-    assert isinstance(runtime.resolve("plain").llm_executor, MockLlmExecutor)
+    configured = runtime.resolve("a").llm_executor
+    assert isinstance(configured, RetryingExecutor) and configured.policy.max_retries == 1
+    default = runtime.resolve("plain").llm_executor  # no section: the default policy
+    assert isinstance(default, RetryingExecutor) and default.policy == LlmRetryPolicy()
+    assert isinstance(runtime.resolve("off").llm_executor, MockLlmExecutor)
     bad = AgentSpec("bad").with_model("m").with_section("retry", {"max_retries": "many"})
     with pytest.raises(ValidationFailed, match="invalid config for plugin retry"):
         base().with_agent_spec(bad).build()

@@ -3,6 +3,7 @@
 from typing import Any
 
 import msgspec
+import pytest
 from awaken_contract.contract.event import AgentEvent, RunFinish, StateSnapshot
 from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.executor import LlmExecutor
@@ -22,6 +23,7 @@ from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
 from awaken_runtime.policies import (
     ConsecutiveErrorsPolicy,
+    MaxCostPolicy,
     MaxRoundsPlugin,
     MaxRoundsPolicy,
     StopConditionPlugin,
@@ -77,6 +79,7 @@ def build(
     *,
     max_rounds: int = 16,
     store: InMemoryStore | None = None,
+    model: ModelSpec | None = None,
 ) -> Any:
     spec = AgentSpec("a").with_model("m").with_system_prompt("sys").with_max_rounds(max_rounds)
     builder = (
@@ -85,7 +88,7 @@ def build(
         .with_tool("broken", Broken())
         .with_tool("finish", Finish())
         .with_provider("llm", llm)
-        .with_model("m", ModelSpec(id="m", provider="llm", model="model-1"))
+        .with_model("m", model or ModelSpec(id="m", provider="llm", model="model-1"))
     )
     for plugin_id, plugin in (plugins or {}).items():
         builder = builder.with_plugin(plugin_id, plugin)
@@ -163,6 +166,39 @@ async def test_token_budget_stops_when_usage_exceeds_budget() -> None:
     assert len(llm.requests) == 3  # 60, 120, 180 > 150
     assert stats_of(events)["total_input_tokens"] == 120
     assert stats_of(events)["step_count"] == 3
+
+
+PRICED = ModelSpec(
+    id="m", provider="llm", model="model-1", input_price_per_mtok=1.0, output_price_per_mtok=2.0
+)
+
+
+async def test_max_cost_stops_once_the_inferences_cost_more_than_the_budget() -> None:
+    # every inference: 400k prompt tokens ($0.40) + 100k completion tokens ($0.20) = $0.60
+    llm = ScriptedLlm([with_usage(echo_call(i), 400_000, 100_000) for i in range(10)])
+    plugin = StopConditionPlugin([MaxCostPolicy(1.0)])
+    result, events = await run(build(llm, {"stop-condition": plugin}, model=PRICED))
+    assert result.termination == TerminationReason.stopped("max_cost", "cost 1.2, budget 1")
+    assert len(llm.requests) == 2  # $0.60, $1.20 > $1.00: no third inference is paid for
+    assert stats_of(events)["total_cost"] == pytest.approx(1.2)
+    assert_well_formed(events)
+
+
+async def test_max_cost_from_the_stop_conditions_section() -> None:
+    llm = ScriptedLlm([with_usage(echo_call(i), 400_000, 100_000) for i in range(10)])
+    plugin = StopConditionPlugin.from_specs(msgspec_specs('[{"type":"max_cost","max_total":1.5}]'))
+    result, _ = await run(build(llm, {"stop-condition": plugin}, model=PRICED))
+    stopped = result.termination.stopped_reason
+    assert stopped is not None and stopped.code == "max_cost"
+    assert len(llm.requests) == 3  # $1.80 > $1.50
+
+
+async def test_max_cost_ignores_models_without_prices() -> None:
+    steps = [with_usage(echo_call(i), 400_000, 100_000) for i in range(3)]
+    llm = ScriptedLlm([*steps, text_step("done")])
+    plugin = StopConditionPlugin([MaxCostPolicy(0.01)])
+    result, _ = await run(build(llm, {"stop-condition": plugin}))
+    assert result.termination == TerminationReason.natural_end()
 
 
 async def test_timeout_uses_the_plugin_clock() -> None:

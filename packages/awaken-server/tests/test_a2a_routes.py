@@ -18,6 +18,7 @@ from awaken_server.bootstrap import build_runtime, default_system_config
 from awaken_server.demo import DEMO_MODEL_ID
 from awaken_server.mailbox import MailboxConfig
 from awaken_server.protocols.a2a import a2a_routes
+from awaken_server.security import SecurityConfig
 from awaken_stores import InMemoryStore
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -45,6 +46,10 @@ async def _start(serve: Any, token: str | None) -> Live:
         a2a_extended_card_bearer_token=token,
         max_concurrent_requests=0,
         mailbox=MailboxConfig(poll_interval=0.2, sweep_interval=0.3),
+        security=SecurityConfig(
+            a2a_push_allowed_hosts=["127.0.0.1"],  # the test's receiver
+            public_url="https://agents.example.com",
+        ),
     )
     state = AppState.build(runtime, store, config=config)
     url = await serve(create_app(state, extra_routes=a2a_routes()))
@@ -87,8 +92,8 @@ async def _until_state(live: Live, task_id: str, states: set[str]) -> dict[str, 
 
 
 # ---------------------------------------------------------------------- cards
-async def test_public_card_reflects_forwarding_headers(live: Live) -> None:
-    headers = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "agents.example.com"}
+async def test_public_card_urls_come_from_the_configured_public_url(live: Live) -> None:
+    headers = {"X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.example"}
     card = (await live.client.get("/.well-known/agent-card.json", headers=headers)).json()
     assert card["name"] == "assistant"
     assert card["description"] == "Awaken AI agent 'assistant'"

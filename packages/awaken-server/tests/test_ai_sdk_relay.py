@@ -65,3 +65,19 @@ async def test_a_stream_joining_a_live_run_closes_at_its_terminal_frame() -> Non
     )
     assert hub.closed
     assert [f.seq for f in [frame async for frame in hub.subscribe(None)]] == [0, 1, 2, 3]
+
+
+async def test_a_final_run_finish_closes_the_hub_before_the_job_ends() -> None:
+    # The resume route answers 204 for a closed hub. The job closes it only after the final
+    # checkpoint, so the sink closes it at the final run_finish: a client reconnecting right
+    # after `finish` is not replayed the whole run (the AI SDK e2e flake). A parked run's hub
+    # stays open: it can still be resumed.
+    hub = RunEventHub("stream-3", "t")
+    sink = EncodingSink(AiSdkEncoder().encode, hub, lambda p: p["type"] == "finish")
+    await sink.emit(RunStart(thread_id="t", run_id="r"))
+    parked = TerminationReason.suspended()
+    await sink.emit(RunFinish(thread_id="t", run_id="r", termination=parked))
+    assert not hub.closed
+    await sink.emit(RunStart(thread_id="t", run_id="r"))
+    await sink.emit(RunFinish(thread_id="t", run_id="r", termination=TerminationReason.cancelled()))
+    assert hub.closed

@@ -29,6 +29,15 @@ class ConfigLoadError(AwakenError):
     """A configuration file could not be read or parsed."""
 
 
+class InvalidId(AwakenError, ValueError):
+    """A client-supplied id breaks the shared id rule (``awaken_contract.ids.check_id``)."""
+
+    def __init__(self, what: str, problem: str) -> None:
+        self.what = what
+        self.problem = problem
+        super().__init__(f"{what} {problem}")
+
+
 # --------------------------------------------------------------------------- StateError
 
 
@@ -372,6 +381,14 @@ class InferenceTimeout(InferenceExecutionError):
 class InferenceCancelled(InferenceExecutionError):
     retryable = False
     prefix = "cancelled"
+
+
+class UnsupportedModality(InferenceExecutionError):
+    """The request carries input (image, audio, …) the model does not declare it accepts;
+    raised before the provider is called."""
+
+    retryable = False
+    prefix = "unsupported input"
 
 
 # --------------------------------------------------------------------------- StorageError

@@ -8,6 +8,7 @@ runtime may re-run a hook when its writes conflict with another hook's.
 from __future__ import annotations
 
 import enum
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
     from awaken_contract.actions import ToolInterceptPayload
     from awaken_contract.contract.cancellation import CancellationToken
     from awaken_contract.contract.inference import StreamResult
+    from awaken_contract.contract.lifecycle import TerminationReason
     from awaken_contract.contract.message import Message
     from awaken_contract.contract.suspension import ToolCallResume
     from awaken_contract.contract.tool import ToolDescriptor, ToolResult
+    from awaken_contract.errors import AwakenError
     from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
     from awaken_contract.state import (
         StateCommand,
@@ -59,12 +62,17 @@ class ToolKind(enum.StrEnum):
     @classmethod
     def infer(cls, tool_name: str) -> ToolKind:
         """Infer from the lowercase name by substring; first match wins (edit, search, read,
-        execute), else ``OTHER``."""
-        name = tool_name.lower()
-        for kind, needles in _KIND_NEEDLES:
-            if any(n in name for n in needles):
-                return kind
-        return cls.OTHER
+        execute), else ``OTHER`` (memoised: it runs before every tool call)."""
+        return _infer_kind(tool_name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _infer_kind(tool_name: str) -> ToolKind:
+    name = tool_name.lower()
+    for kind, needles in _KIND_NEEDLES:
+        if any(n in name for n in needles):
+            return kind
+    return ToolKind.OTHER
 
 
 _KIND_NEEDLES: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
@@ -116,7 +124,11 @@ class ConfigSchema(msgspec.Struct, frozen=True):
 class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a hook sees: the phase, a frozen snapshot, the active agent spec, the run
     identity, the messages, and — depending on the phase — the inference response or the tool
-    call (name, id, arguments, kind, result, resume input)."""
+    call (name, id, arguments, kind, result, resume input).
+
+    ``AFTER_INFERENCE`` also carries the upstream model, provider id and duration of the
+    inference and, when it failed, ``inference_error`` (then ``llm_response`` is ``None``);
+    ``RUN_END`` carries the ``termination`` (``suspended`` when the run parks)."""
 
     phase: Phase
     snapshot: Snapshot
@@ -125,6 +137,8 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     messages: Sequence[Message] = ()
     cancellation_token: CancellationToken | None = None
     llm_response: StreamResult | None = None
+    inference_cost: float | None = None
+    """AfterInference: what the inference cost (``ModelSpec.cost``; ``None`` without prices)."""
     tool_name: str | None = None
     tool_call_id: str | None = None
     tool_args: Any = None
@@ -133,6 +147,11 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     resume_input: ToolCallResume | None = None
     suspension_id: str | None = None
     suspension_reason: str | None = None
+    inference_model: str | None = None
+    inference_provider: str | None = None
+    inference_duration_ms: int | None = None
+    inference_error: AwakenError | None = None
+    termination: TerminationReason | None = None
 
     @classmethod
     def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import math
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Self, TypeVar
 
@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from awaken_contract.errors import ConfigLoadError, KeyDecode, KeyEncode
+from awaken_contract.secrets import Secret, SecretMap
 
 if TYPE_CHECKING:
     from awaken_contract.contract.inference import TokenUsage
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_COMPACTION_SYSTEM_PROMPT",
     "DEFAULT_COMPACTION_USER_PROMPT",
+    "DEFAULT_IDLE_TIMEOUT_SECS",
+    "DEFAULT_TOTAL_TIMEOUT_SECS",
     "MAX_BACKOFF_MS",
     "AgentSpec",
     "AgentSystemConfig",
@@ -722,6 +725,18 @@ class Modality(enum.StrEnum):
     DOCUMENT = "document"
 
 
+def _is_iso_date(value: str) -> bool:
+    """``YYYY-MM`` or ``YYYY-MM-DD`` naming a real month/day."""
+    parts = value.split("-")
+    if len(parts) not in (2, 3) or len(parts[0]) != 4 or any(len(p) != 2 for p in parts[1:]):
+        return False
+    try:
+        date.fromisoformat(value if len(parts) == 3 else f"{value}-01")
+    except ValueError:
+        return False
+    return True
+
+
 class ModelSpec(_Document):
     """A model registry entry: stable id → provider + upstream model name, capabilities, pricing.
 
@@ -742,6 +757,20 @@ class ModelSpec(_Document):
     output_price_per_mtok: float | None = Field(default=None, ge=0)
     cache_read_price_per_mtok: float | None = Field(default=None, ge=0)
     cache_write_price_per_mtok: float | None = Field(default=None, ge=0)
+
+    @field_validator("knowledge_cutoff")
+    @classmethod
+    def _iso_cutoff(cls, value: str | None) -> str | None:
+        if value is not None and not _is_iso_date(value):
+            raise ValueError(f"knowledge_cutoff must be a date (YYYY-MM or YYYY-MM-DD): {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _output_fits_window(self) -> Self:
+        window, output = self.context_window, self.max_output_tokens
+        if window is not None and output is not None and output > window:
+            raise ValueError(f"max_output_tokens ({output}) exceeds the context_window ({window})")
+        return self
 
     @property
     def provider_id(self) -> str:
@@ -801,6 +830,11 @@ ModelBindingSpec = ModelSpec
 """The original's name for ``ModelSpec`` (keys ``provider_id`` / ``upstream_model``)."""
 
 
+#: Defaults of ``ProviderSpec.total_timeout_secs`` / ``idle_timeout_secs``.
+DEFAULT_TOTAL_TIMEOUT_SECS = 1800.0
+DEFAULT_IDLE_TIMEOUT_SECS = 300.0
+
+
 class ProviderSpec(_Document):
     """How to reach an LLM provider: adapter kind, credentials, endpoint and timeouts."""
 
@@ -808,12 +842,16 @@ class ProviderSpec(_Document):
 
     id: str = Field(min_length=1)
     adapter: str = Field(min_length=1)
-    api_key: str | None = Field(default=None, repr=False)
+    api_key: Secret | None = Field(default=None, repr=False)
     api_key_env: str | None = None
     base_url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    headers: SecretMap = Field(default_factory=dict, repr=False)
     timeout_secs: float = Field(default=300, gt=0)
     connect_timeout_secs: float = Field(default=10, gt=0)
+    total_timeout_secs: float | None = Field(default=DEFAULT_TOTAL_TIMEOUT_SECS, gt=0)
+    """Longest one inference may take from request to last event (``None``: no limit)."""
+    idle_timeout_secs: float | None = Field(default=DEFAULT_IDLE_TIMEOUT_SECS, gt=0)
+    """Longest wait for the next stream event; keep-alive bytes do not count (``None``: off)."""
 
     @field_validator("adapter")
     @classmethod
@@ -888,9 +926,9 @@ class McpServerSpec(_Document):
     url: str | None = None
     config: dict[str, Any] = Field(default_factory=dict)
     timeout_secs: int = 30
-    env: dict[str, str] = Field(default_factory=dict)
+    env: SecretMap = Field(default_factory=dict)
     cwd: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: SecretMap = Field(default_factory=dict)
     restart_policy: McpRestartPolicy = Field(default_factory=McpRestartPolicy)
 
     @field_validator("id", mode="before")

@@ -26,13 +26,16 @@ _REASONS = {200: "OK", 401: "Unauthorized", 403: "Forbidden", 429: "Too Many Req
 @dataclass
 class Reply:
     """One scripted response. ``cut`` aborts the connection after the chunks; ``hang`` keeps
-    it open (after the chunks) until the client goes away."""
+    it open (after the chunks) until the client goes away; ``drip`` is then sent every
+    ``drip_every`` seconds until the client goes away (keep-alive bytes or endless events)."""
 
     status: int = 200
     chunks: list[bytes] = field(default_factory=list)
     headers: dict[str, str] = field(default_factory=dict)
     cut: bool = False
     hang: bool = False
+    drip: bytes | None = None
+    drip_every: float = 0.05
 
 
 @dataclass
@@ -117,6 +120,11 @@ class ReplayServer:
             if reply.cut:
                 writer.transport.abort()
                 return
+            if reply.drip is not None:
+                for _ in range(2000):  # bounded: the client normally gives up long before
+                    await asyncio.sleep(reply.drip_every)
+                    writer.write(f"{len(reply.drip):x}\r\n".encode() + reply.drip + b"\r\n")
+                    await writer.drain()
             if reply.hang:
                 while await reader.read(1024):
                     pass

@@ -15,6 +15,7 @@ from awaken_server.mailbox import (
     SubmitStatus,
 )
 from awaken_server.metrics import ServerMetrics
+from awaken_server.security import SecurityConfig
 from awaken_server.sse import EventHubRegistry, RunEventHub
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "ReconnectableEventSink",
     "RunEventHub",
     "RunSubmission",
+    "SecurityConfig",
     "ServerConfig",
     "ServerMetrics",
     "ShutdownConfig",

@@ -18,21 +18,24 @@ from typing import Any
 
 from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ThreadRunStore
+from awaken_contract.secrets import Secret
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Match, Route
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Route
 
 from awaken_server.auth import ADMIN_TOKEN_ENV, BearerAuth, api_keys_from_env
 from awaken_server.errors import ApiError, error_response
-from awaken_server.limits import RequestGuard
+from awaken_server.limits import GuardSettings, RequestGuard, route_matcher
 from awaken_server.mailbox import Mailbox, MailboxConfig
 from awaken_server.metrics import ServerMetrics
+from awaken_server.security import HostPolicy, SecurityConfig
+from awaken_server.security.admin import AdminGate
 from awaken_server.sse import EventHubRegistry
+from awaken_server.telemetry import ObservabilityServerConfig
 
 __all__ = [
     "AppState",
@@ -73,16 +76,19 @@ class ServerConfig(BaseModel):
     replay_buffer_capacity: int = Field(default=1024, ge=1)
     shutdown: ShutdownConfig = Field(default_factory=ShutdownConfig)
     max_concurrent_requests: int = Field(default=100, ge=0)
-    """Requests in flight at once (0 = unlimited); excess requests get 503 + Retry-After."""
-    a2a_extended_card_bearer_token: str | None = None
+    """Short requests in flight at once (0 = unlimited); excess requests get 503 + Retry-After.
+    Event streams and ``/health`` never count against it."""
+    max_concurrent_streams: int = Field(default=64, ge=0)
+    """Event streams open at once (0 = unlimited); more → 503 + Retry-After."""
+    a2a_extended_card_bearer_token: Secret | None = None
     mailbox_lifecycle: MailboxLifecycle = MailboxLifecycle.AUTO
-    api_keys: list[str] = Field(default_factory=list)
+    api_keys: list[Secret] = Field(default_factory=list)
     """Bearer tokens accepted on every ``/v1`` route (empty = open; ``AWAKEN_API_KEYS`` adds)."""
     auth_health: bool = False
     """Also require an API key on ``/health``."""
     auth_metrics: bool = False
     """Also require an API key on ``/metrics``."""
-    admin_bearer_token: str | None = None
+    admin_bearer_token: Secret | None = None
     """Token for the config/capabilities routes (``AWAKEN_ADMIN_API_BEARER_TOKEN`` wins)."""
     cors_allowed_origins: list[str] = Field(
         default_factory=lambda: ["http://127.0.0.1:3002", "http://localhost:3002"]
@@ -94,6 +100,10 @@ class ServerConfig(BaseModel):
     default_agent_id: str = "default"
     """Agent used when a request names none and the thread has no previous run."""
     mailbox: MailboxConfig = Field(default_factory=MailboxConfig)
+    observability: ObservabilityServerConfig = Field(default_factory=ObservabilityServerConfig)
+    """Prometheus feed, OTLP export and content capture of the observability plugin."""
+    security: SecurityConfig = Field(default_factory=SecurityConfig)
+    """Hosts, public URL, ``api_key_env`` allow-list, MCP sessions, A2A push targets."""
 
     def host_port(self) -> tuple[str, int]:
         """``address`` split into host and port."""
@@ -115,6 +125,11 @@ class ServerConfig(BaseModel):
         if env is not None:
             return [o.strip() for o in env.split(",") if o.strip()]
         return list(self.cors_allowed_origins)
+
+    def host_policy(self) -> HostPolicy:
+        """The ``Host`` allow-list of this configuration."""
+        host, port = self.host_port()
+        return HostPolicy(self.security.allowed_hosts, host, port)
 
 
 class AppState:
@@ -178,6 +193,7 @@ class AppState:
         consumer_id: str | None = None,
         config_store: ConfigStore | None = None,
         config_manager: Any = None,
+        metrics: ServerMetrics | None = None,
     ) -> AppState:
         """Wire a mailbox over ``mailbox_store`` (default: ``store.mailbox``, else in-memory)."""
         config = config or ServerConfig()
@@ -187,7 +203,7 @@ class AppState:
             from awaken_stores import InMemoryMailboxStore
 
             mailbox_store = InMemoryMailboxStore()
-        metrics = ServerMetrics()
+        metrics = metrics or ServerMetrics()
         mailbox = Mailbox(
             runtime,
             mailbox_store,
@@ -209,17 +225,6 @@ class AppState:
             config_manager=config_manager,
             metrics=metrics,
         )
-
-
-def _route_resolver(routes: Sequence[BaseRoute]) -> Callable[[Scope], str]:
-    def route_of(scope: Scope) -> str:
-        for route in routes:
-            match, _ = route.matches(scope)
-            if match is Match.FULL:
-                return getattr(route, "path", "unmatched")
-        return "unmatched"
-
-    return route_of
 
 
 async def _api_error_handler(_: Request, exc: Exception) -> Response:
@@ -259,6 +264,21 @@ def create_app(
             await state.mailbox.stop(float(config.shutdown.timeout_secs))
 
     admin_token = config.effective_admin_token()
+    api_auth = BearerAuth(config.effective_api_keys())
+    admin_auth = BearerAuth([admin_token] if admin_token else [], label="admin bearer token")
+    hosts = config.host_policy()
+    admin_gate = AdminGate(admin_auth, api_auth, hosts, config.effective_cors_origins())
+    guard = GuardSettings(
+        api_auth=api_auth,
+        admin_auth=admin_auth,
+        admin_gate=admin_gate,
+        hosts=hosts,
+        max_concurrent_requests=config.max_concurrent_requests,
+        max_concurrent_streams=config.max_concurrent_streams,
+        max_body_bytes=config.max_body_bytes,
+        auth_health=config.auth_health,
+        auth_metrics=config.auth_metrics,
+    )
     all_middleware = [
         Middleware(
             CORSMiddleware,
@@ -267,15 +287,7 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         ),
         Middleware(
-            RequestGuard,
-            api_auth=BearerAuth(config.effective_api_keys()),
-            admin_auth=BearerAuth([admin_token] if admin_token else [], label="admin bearer token"),
-            max_concurrent_requests=config.max_concurrent_requests,
-            max_body_bytes=config.max_body_bytes,
-            auth_health=config.auth_health,
-            auth_metrics=config.auth_metrics,
-            metrics=state.metrics,
-            route_of=_route_resolver(routes),
+            RequestGuard, settings=guard, metrics=state.metrics, route_of=route_matcher(routes)
         ),
         *middleware,
     ]
@@ -286,6 +298,7 @@ def create_app(
         exception_handlers={ApiError: _api_error_handler, Exception: _unexpected_error_handler},
     )
     app.state.awaken = state
+    app.state.admin_gate = admin_gate
     return app
 
 

@@ -1,62 +1,68 @@
-"""Running the server with uvicorn (``awaken serve``) and one-shot runs (``awaken run``)."""
+"""Running the server with uvicorn (``awaken serve``); ``awaken run`` is in :mod:`.terminal`."""
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
+import socket
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
 
 import uvicorn
-from awaken_contract.contract.event import (
-    AgentEvent,
-    Error,
-    RunFinish,
-    TextDelta,
-    ToolCallDone,
-    ToolCallReady,
-)
-from awaken_contract.contract.event_sink import EventSink
-from awaken_contract.contract.message import Message
-from awaken_contract.contract.request import RunRequest
 from awaken_contract.errors import ConfigLoadError
+from awaken_contract.log_context import LogFormat
+from awaken_contract.log_context import configure_logging as _configure_logging
 
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.metrics import ServerMetrics
 from awaken_server.protocols import protocol_routes
+from awaken_server.security import is_loopback_host
+from awaken_server.telemetry import ServerTelemetry
+from awaken_server.terminal import run_once
+from awaken_server.trace_context import TraceContextMiddleware
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 
 _log = logging.getLogger("awaken.server")
 
 
-def configure_logging(level: str = "info") -> None:
-    """Structured one-line logs: ``time level logger key=value…``."""
-    logging.basicConfig(
-        level=level.upper(),
-        format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)r",
-        stream=sys.stderr,
-    )
+def configure_logging(level: str = "info", log_format: LogFormat = "text") -> None:
+    """One line per record on stderr, carrying the run's ``run_id``/``thread_id``/``agent_id``:
+    ``text`` (human readable) or ``json`` (one object per line)."""
+    _configure_logging(log_format, level.upper(), sys.stderr)
 
 
-def _is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return host == "localhost"
+def listen(host: str, port: int) -> socket.socket:
+    """The bound listening socket (before any banner: a taken port is a clear error)."""
+    bare = host.strip("[]")
+    sock = socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET, socket.SOCK_STREAM)
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bare, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigLoadError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tuple[Any, AppState]:
     """Build the runtime (through the config manager when the store has a config store), the
     app state and the Starlette app."""
 
+    metrics = ServerMetrics()
+    telemetry = ServerTelemetry(server.observability, metrics)
+
     def factory(system: Any) -> Any:
-        return build_runtime(system, store=store, executors=setup.executors, tools=setup.tools)
+        return build_runtime(
+            telemetry.apply(system),
+            store=store,
+            executors=setup.executors,
+            tools=setup.tools,
+            plugins=[telemetry.plugin],
+        )
 
     agent_ids = [a.id for a in setup.system.agents]
     explicit = "default_agent_id" in server.model_fields_set
@@ -73,8 +79,11 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
         runtime = await manager.apply()
     else:
         runtime = factory(setup.system)
-    state = AppState.build(runtime, store, config=server, config_manager=manager)
-    return create_app(state, extra_routes=protocol_routes()), state
+    state = AppState.build(runtime, store, config=server, config_manager=manager, metrics=metrics)
+    app = create_app(state, extra_routes=protocol_routes())
+    app.add_middleware(TraceContextMiddleware)
+    app.state.telemetry = telemetry
+    return app, state
 
 
 async def serve(
@@ -89,13 +98,17 @@ async def serve(
     host, port = server.host_port()
     store = open_store(store_url)
     has_config_api = getattr(store, "config", None) is not None
-    if has_config_api and not server.effective_admin_token() and not _is_loopback(host):
+    if has_config_api and not server.effective_admin_token() and not is_loopback_host(host):
         raise ConfigLoadError(
             f"refusing to serve the config API on non-loopback address {host}: set "
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
         )
+    telemetry: ServerTelemetry | None = None
     try:
         app, _ = await prepare_app(setup, store, server)
+        telemetry = app.state.telemetry
+        sock = listen(host, port)
+        port = sock.getsockname()[1]
         config = uvicorn.Config(
             app,
             host=host,
@@ -111,56 +124,10 @@ async def serve(
         say(f"  store: {store_label(store_url)}")
         say(f"  model: {setup.model_label}")
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
-        await uv_server.serve()
+        await uv_server.serve(sockets=[sock])
     finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            await close()
-
-
-class _TerminalSink(EventSink):
-    """Prints a run to a terminal: text as it streams, tool calls in brackets."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    async def emit(self, event: AgentEvent) -> None:
-        out = self.out
-        if isinstance(event, TextDelta):
-            out.write(event.delta)
-        elif isinstance(event, ToolCallReady):
-            out.write(f"\n[tool {event.name}({event.arguments})]\n")
-        elif isinstance(event, ToolCallDone):
-            out.write(f"[{event.outcome.value}: {event.result.to_llm_text()}]\n")
-        elif isinstance(event, Error):
-            out.write(f"\n[error: {event.message}]\n")
-        elif isinstance(event, RunFinish):
-            out.write(f"\n[{event.termination.type.value}]\n")
-        out.flush()
-
-
-async def run_once(
-    setup: ServeSetup,
-    prompt: str,
-    *,
-    store_url: str | None,
-    agent_id: str | None = None,
-    thread_id: str | None = None,
-    out: TextIO | None = None,
-) -> int:
-    """Stream one run to ``out``; exit code 0 unless the run ended in error."""
-    store = open_store(store_url)
-    try:
-        runtime = build_runtime(
-            setup.system, store=store, executors=setup.executors, tools=setup.tools
-        )
-        agent = agent_id or (setup.system.agents[0].id if setup.system.agents else "default")
-        request = RunRequest(thread_id or "cli", [Message.user(prompt)]).with_agent_id(agent)
-        sink = _TerminalSink(out or sys.stdout)
-        result = await runtime.run(request, sink)
-        termination = getattr(result, "termination", None)
-        return 1 if getattr(getattr(termination, "type", None), "value", "") == "error" else 0
-    finally:
+        if telemetry is not None:
+            telemetry.shutdown()  # flush the OTLP exporters
         close = getattr(store, "close", None)
         if close is not None:
             await close()

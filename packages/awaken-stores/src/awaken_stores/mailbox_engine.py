@@ -75,6 +75,24 @@ def _clear_claim(job: MailboxJob, **changes: object) -> MailboxJob:
     )
 
 
+def _end_attempt(job: MailboxJob, **changes: object) -> MailboxJob:
+    """``_clear_claim`` for an attempt that failed or was lost (nack, dead letter, expired
+    lease): the attempt's projection goes too — no instance runs it any more, and a "running"
+    run status would be a lie. A result the attempt recorded stays on a dead letter."""
+    run_status = None if job.run_status is RunStatus.RUNNING else job.run_status
+    if changes.get("status") is _QUEUED:
+        changes = {
+            "run_status": None,
+            "termination": None,
+            "run_response": None,
+            "run_error": None,
+            **changes,
+        }
+    else:
+        changes = {"run_status": run_status, **changes}
+    return _clear_claim(job, dispatch_instance_id=None, **changes)
+
+
 class MailboxEngine(MailboxStore):
     """Implements every state-changing ``MailboxStore`` operation over backend transactions."""
 
@@ -260,7 +278,7 @@ class MailboxEngine(MailboxStore):
         def fail(job: MailboxJob) -> MailboxJob:
             attempts = job.attempt_count + 1
             if retry_at is None or attempts >= job.max_attempts:
-                return _clear_claim(
+                return _end_attempt(
                     job,
                     status=MailboxJobStatus.DEAD_LETTER,
                     attempt_count=attempts if retry_at is not None else job.attempt_count,
@@ -268,7 +286,7 @@ class MailboxEngine(MailboxStore):
                     completed_at=now,
                     updated_at=now,
                 )
-            return _clear_claim(
+            return _end_attempt(
                 job,
                 status=_QUEUED,
                 attempt_count=attempts,
@@ -401,7 +419,7 @@ class MailboxEngine(MailboxStore):
                     continue
                 attempts = job.attempt_count + 1
                 if attempts >= job.max_attempts:
-                    changed = _clear_claim(
+                    changed = _end_attempt(
                         job,
                         status=MailboxJobStatus.DEAD_LETTER,
                         attempt_count=attempts,
@@ -410,7 +428,7 @@ class MailboxEngine(MailboxStore):
                         updated_at=now,
                     )
                 else:
-                    changed = _clear_claim(
+                    changed = _end_attempt(
                         job, status=_QUEUED, attempt_count=attempts, updated_at=now
                     )
                 reclaimed.append(txn.put(changed))

@@ -3,7 +3,8 @@
 ``awaken serve [--config awaken.yaml] [--store URL] [--host H] [--port P]`` starts the HTTP
 server (SQLite at ``./.awaken/awaken.db`` by default). Without a config file it serves one agent
 ``assistant`` on the first provider key found in the environment, or on the clearly labelled
-offline demo model. ``awaken run "prompt"`` streams one run to the terminal.
+offline demo model. ``awaken run "prompt"`` streams one run to the terminal and asks for the
+approvals it needs (see :mod:`awaken_server.terminal`).
 """
 
 from __future__ import annotations
@@ -37,12 +38,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 3000)")
     serve.add_argument("--log-level", default="info")
-    run = sub.add_parser("run", help="stream one run to the terminal")
-    run.add_argument("prompt")
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default="text",
+        help="log lines as text or one JSON object per line (both carry run/thread/agent ids)",
+    )
+    run = sub.add_parser(
+        "run",
+        help="stream one run to the terminal (asks for approvals; without a prompt, resumes "
+        "the --thread's waiting run)",
+    )
+    run.add_argument("prompt", nargs="?")
     run.add_argument("--config")
-    run.add_argument("--store", default=None, help="default memory://")
+    run.add_argument("--store", default=None, help="as for serve (default SQLite)")
     run.add_argument("--agent")
-    run.add_argument("--thread")
+    run.add_argument("--thread", help="thread id (default: a new cli-… thread)")
     acp = sub.add_parser("acp", help="speak the Agent Client Protocol on stdin/stdout")
     acp.add_argument("--agent", help="agent id (default: 'default' or the only agent)")
     acp.add_argument("--config")
@@ -97,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         setup, server = _setup(args.config)
         if args.command == "run":
-            store = args.store or "memory://"
+            store = args.store or os.environ.get(STORE_ENV)
             coro = run_once(
                 setup, args.prompt, store_url=store, agent_id=args.agent, thread_id=args.thread
             )
@@ -106,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         host = args.host or host
         port = args.port or port
         server = server.model_copy(update={"address": f"{host}:{port}"})
-        configure_logging(args.log_level)
+        configure_logging(args.log_level, args.log_format)
         store_url = args.store or os.environ.get(STORE_ENV)
         run_sync(serve(setup, store_url=store_url, server=server, log_level=args.log_level))
         return 0

@@ -180,6 +180,13 @@ class TokenBudget(StopConditionSpec, tag="token_budget", frozen=True):
     max_total: int
 
 
+class MaxCost(StopConditionSpec, tag="max_cost", frozen=True):
+    """Stop once the run's inferences cost more than ``max_total`` (the model's currency
+    units, usually USD; needs prices on the ``ModelSpec``)."""
+
+    max_total: float
+
+
 class ConsecutiveErrors(StopConditionSpec, tag="consecutive_errors", frozen=True):
     """Stop after ``max`` consecutive rounds whose tool calls all failed."""
 
@@ -208,6 +215,7 @@ AnyStopConditionSpec = (
     MaxRounds
     | Timeout
     | TokenBudget
+    | MaxCost
     | ConsecutiveErrors
     | StopOnTool
     | ContentMatch

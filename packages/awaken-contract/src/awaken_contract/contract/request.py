@@ -41,6 +41,8 @@ class RunRequest:
     dispatch_id: str | None = None
     session_id: str | None = None
     transport_request_id: str | None = None
+    #: W3C ``traceparent`` of the caller (an HTTP request's header); tracing continues it.
+    trace_parent: str | None = None
 
     def with_agent_id(self, agent_id: str) -> RunRequest:
         """Run this agent."""

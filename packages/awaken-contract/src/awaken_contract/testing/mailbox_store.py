@@ -292,6 +292,33 @@ class MailboxStoreContract:
         loaded = await store.load(job.job_id)
         assert loaded is not None and loaded.status is MailboxJobStatus.DEAD_LETTER
 
+    async def test_a_requeued_attempt_leaves_no_projection(self, store: MailboxStore) -> None:
+        job = await _claim_one(store, await store.enqueue(make_job(max_attempts=3)))
+        await store.record_job_start(job.job_id, _token(job), "inst-1", 2_100)
+        nacked = await store.nack(job.job_id, _token(job), 2_500, "transient", 2_200)
+        assert nacked.status is Q
+        assert nacked.run_status is None and nacked.dispatch_instance_id is None
+        again = await _claim_one(store, nacked, now=2_500)
+        await store.record_job_start(job.job_id, _token(again), "inst-2", 2_600)
+        reclaimed = await store.reclaim_expired_leases(2_500 + LEASE + 1, 10)
+        assert [r.status for r in reclaimed] == [Q]
+        loaded = await store.load(job.job_id)
+        assert loaded is not None and loaded.status is Q
+        assert loaded.run_status is None and loaded.dispatch_instance_id is None
+
+    async def test_a_dead_lettered_attempt_is_not_running(self, store: MailboxStore) -> None:
+        job = await _claim_one(store, await store.enqueue(make_job(max_attempts=1)))
+        await store.record_job_start(job.job_id, _token(job), "inst-1", 2_100)
+        reclaimed = await store.reclaim_expired_leases(2_000 + LEASE + 1, 10)
+        assert [r.status for r in reclaimed] == [MailboxJobStatus.DEAD_LETTER]
+        loaded = await store.load(job.job_id)
+        assert loaded is not None and loaded.run_status is None
+        assert loaded.dispatch_instance_id is None
+        other = await _claim_one(store, await store.enqueue(make_job("t-2")))
+        await store.record_job_start(other.job_id, _token(other), "inst-1", 2_100)
+        dead = await store.dead_letter(other.job_id, _token(other), "agent not found", 2_200)
+        assert dead.run_status is None and dead.dispatch_instance_id is None
+
     async def test_reclaim_respects_limit(self, store: MailboxStore) -> None:
         for i in range(3):
             await _claim_one(store, await store.enqueue(make_job(f"t-{i}")))

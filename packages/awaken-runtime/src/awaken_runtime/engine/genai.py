@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -16,6 +17,7 @@ from awaken_contract.registry_spec import ProviderSpec
 
 from awaken_runtime.engine.adapters.base import ProviderEndpoint
 from awaken_runtime.engine.collect import collect_stream
+from awaken_runtime.engine.deadline import InferenceDeadline
 from awaken_runtime.engine.errors import classify_http_error, classify_transport_error, redact
 from awaken_runtime.engine.providers import infer_adapter, provider_from_env, resolve_endpoint
 from awaken_runtime.engine.sse import iter_sse
@@ -131,21 +133,31 @@ class GenaiExecutor(LlmExecutor):
         provider = endpoint.provider_id
         secrets = endpoint.secrets
         parser = adapter.parser(endpoint)
+        deadline = InferenceDeadline(
+            provider, endpoint.total_timeout_secs, endpoint.idle_timeout_secs
+        )
         logger.debug("inference %s model=%s", provider, model)
         try:
-            async with self._http().stream(
-                "POST", adapter.url(endpoint, model), json=body, headers=headers, timeout=timeout
-            ) as response:
+            async with contextlib.AsyncExitStack() as stack:
+                url = adapter.url(endpoint, model)
+                opening = self._http().stream(
+                    "POST", url, json=body, headers=headers, timeout=timeout
+                )
+                response = await deadline.wait(stack.enter_async_context(opening))
                 if response.status_code >= 400:
-                    raw = await response.aread()
+                    raw = await deadline.wait(response.aread())
                     raise classify_http_error(
                         response.status_code, raw, response.headers, provider, secrets
                     )
-                async for sse in iter_sse(response.aiter_lines(), provider):
-                    for event in parser.feed(sse):
-                        yield event
-                    if parser.done:
+                stream = aiter(iter_sse(response.aiter_lines(), provider))
+                while not parser.done:
+                    try:
+                        sse = await deadline.next(stream)
+                    except StopAsyncIteration:
                         break
+                    for event in parser.feed(sse):
+                        deadline.progress()
+                        yield event
                 for event in parser.finish():
                     yield event
         except httpx.HTTPError as exc:

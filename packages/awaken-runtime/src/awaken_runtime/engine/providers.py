@@ -198,6 +198,8 @@ def resolve_endpoint(spec: ProviderSpec, environ: Mapping[str, str]) -> Provider
         headers=dict(spec.headers),
         timeout_secs=spec.timeout_secs,
         connect_timeout_secs=spec.connect_timeout_secs,
+        total_timeout_secs=spec.total_timeout_secs,
+        idle_timeout_secs=spec.idle_timeout_secs,
     )
 
 

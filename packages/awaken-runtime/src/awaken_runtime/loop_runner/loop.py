@@ -61,6 +61,7 @@ from awaken_contract.errors import (
     StorageError,
 )
 from awaken_contract.ids import new_id, now_ms, now_secs
+from awaken_contract.log_context import bind_run
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, apply_transforms
 from awaken_contract.registry_spec import AgentSpec, ContextWindowPolicy
@@ -114,7 +115,8 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
     """Run one agent loop to its end (or to a suspension when it cannot wait)."""
     run = _LoopRun(params)
     try:
-        return await run.run()
+        with bind_run(params.run_identity):  # log lines of the run carry its ids
+            return await run.run()
     finally:
         run.canceller.close()
 
@@ -424,13 +426,25 @@ class _LoopRun:
         )
         self._transform(request)
         started = time.perf_counter()
-        result, cancelled = await self._infer(request)
-        while (
-            not cancelled
-            and result.needs_truncation_recovery
-            and self.continuations < self.spec.max_continuation_retries
-        ):
-            result, cancelled = await self._continue_truncated(request, result)
+        provider = self.agent.model.provider if self.agent.model is not None else None
+        try:
+            result, cancelled = await self._infer(request)
+            while (
+                not cancelled
+                and result.needs_truncation_recovery
+                and self.continuations < self.spec.max_continuation_retries
+            ):
+                result, cancelled = await self._continue_truncated(request, result)
+        except InferenceFailed as exc:
+            # A failed inference still ends its phase: AfterInference sees the error.
+            await self._observe_phase(
+                Phase.AFTER_INFERENCE,
+                inference_model=upstream_model,
+                inference_provider=provider,
+                inference_duration_ms=int((time.perf_counter() - started) * 1000),
+                inference_error=exc,
+            )
+            raise
         duration_ms = int((time.perf_counter() - started) * 1000)
         model = self.agent.model
         cost = model.cost(result.usage) if model is not None else None
@@ -446,7 +460,14 @@ class _LoopRun:
 
         # AfterInference.
         try:
-            await self.run_phase(Phase.AFTER_INFERENCE, llm_response=result)
+            await self.run_phase(
+                Phase.AFTER_INFERENCE,
+                llm_response=result,
+                inference_cost=cost,
+                inference_model=upstream_model,
+                inference_provider=provider,
+                inference_duration_ms=duration_ms,
+            )
         except StateCancelled:
             return self._cancelled_step()
         termination = self.check_termination()
@@ -644,6 +665,7 @@ class _LoopRun:
                 continue
             prepare_resume(store, known)
             await self._emit_run_start()
+            await self._observe_phase(Phase.RUN_START)  # the parked run's RunEnd ran
             await self.pipeline.replay_resumed()
             if self.pipeline.suspended_calls():
                 await self._checkpoint()
@@ -663,8 +685,17 @@ class _LoopRun:
             )
         )
 
+    async def _observe_phase(self, phase: Phase, **extra: Any) -> None:
+        """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
+        failure is logged and does not change the run's outcome."""
+        try:
+            await self.run_phase(phase, with_token=False, **extra)
+        except Exception as exc:
+            _log.warning("%s phase of %s failed: %s", phase.value, self.identity.run_id, exc)
+
     async def _finish_suspended(self) -> None:
-        """Announce the parked run: its state, then ``RunFinish`` with ``suspended``."""
+        """Announce the parked run: RunEnd (``suspended``), its state, then ``RunFinish``."""
+        await self._observe_phase(Phase.RUN_END, termination=TerminationReason.suspended())
         identity = self.identity
         await self.emit(StateSnapshot(snapshot=self.persisted()))
         await self.emit(
@@ -727,7 +758,7 @@ class _LoopRun:
         if status is RunStatus.DONE and not waiting_on_tasks:
             store.commit(_done(reason or "unknown"))
         try:
-            await self.run_phase(Phase.RUN_END, with_token=False)
+            await self.run_phase(Phase.RUN_END, with_token=False, termination=termination)
         except Exception as exc:
             _log.warning("run_end phase of %s failed: %s", self.identity.run_id, exc)
             if termination.type is not TerminationKind.ERROR:

@@ -12,6 +12,7 @@ from awaken_contract.contract.lifecycle import (
     ConsecutiveErrors,
     ContentMatch,
     LoopDetection,
+    MaxCost,
     MaxRounds,
     StopConditionSpec,
     StopOnTool,
@@ -25,6 +26,7 @@ __all__ = [
     "ConsecutiveErrorsPolicy",
     "ContentMatchPolicy",
     "LoopDetectionPolicy",
+    "MaxCostPolicy",
     "MaxRoundsPolicy",
     "StopOnToolPolicy",
     "TimeoutPolicy",
@@ -64,6 +66,24 @@ class TokenBudgetPolicy(StopPolicy):
                 "token_budget",
                 f"used {used} tokens ({stats.total_input_tokens} in, "
                 f"{stats.total_output_tokens} out), budget {self.max_total}",
+            )
+        return StopDecision.CONTINUE
+
+
+class MaxCostPolicy(StopPolicy):
+    """Stop when the run's inferences cost more than ``max_total`` (currency units of the
+    model's prices). Inferences of models without prices cost nothing here."""
+
+    def __init__(self, max_total: float) -> None:
+        self.max_total = max(float(max_total), 0.0)
+
+    def id(self) -> str:
+        return "max_cost"
+
+    def evaluate(self, stats: StopPolicyStats) -> StopDecision:
+        if self.max_total and stats.total_cost > self.max_total:
+            return StopDecision.stop(
+                "max_cost", f"cost {stats.total_cost:.6g}, budget {self.max_total:.6g}"
             )
         return StopDecision.CONTINUE
 
@@ -171,7 +191,7 @@ class LoopDetectionPolicy(StopPolicy):
 
 
 def policies_from_specs(specs: Iterable[StopConditionSpec]) -> list[StopPolicy]:
-    """One policy per declarative spec, in order (all seven variants)."""
+    """One policy per declarative spec, in order (every variant)."""
     policies: list[StopPolicy] = []
     for spec in specs:
         if isinstance(spec, MaxRounds):
@@ -180,6 +200,8 @@ def policies_from_specs(specs: Iterable[StopConditionSpec]) -> list[StopPolicy]:
             policies.append(TimeoutPolicy(spec.seconds * 1000))
         elif isinstance(spec, TokenBudget):
             policies.append(TokenBudgetPolicy(spec.max_total))
+        elif isinstance(spec, MaxCost):
+            policies.append(MaxCostPolicy(spec.max_total))
         elif isinstance(spec, ConsecutiveErrors):
             policies.append(ConsecutiveErrorsPolicy(spec.max))
         elif isinstance(spec, StopOnTool):

@@ -122,6 +122,7 @@ class StopStatsHook(PhaseHook):
                 tool_names=[c.name for c in calls],
                 signature=tool_round_signature(calls) if calls else None,
                 at_ms=self.clock(),
+                cost=max(ctx.inference_cost or 0.0, 0.0),
             ),
         )
         return command
@@ -185,6 +186,7 @@ class StopConditionHook(PhaseHook):
             step_count=step,
             total_input_tokens=stats.total_input_tokens,
             total_output_tokens=stats.total_output_tokens,
+            total_cost=stats.total_cost,
             elapsed_ms=max(self.clock() - stats.start_time_ms, 0) if stats.start_time_ms else 0,
             consecutive_errors=stats.consecutive_errors,
             last_tool_names=tuple(stats.last_tool_names) if current else (),

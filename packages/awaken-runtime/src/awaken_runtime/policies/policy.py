@@ -57,6 +57,7 @@ class StopPolicyStats:
     step_count: int = 0
     total_input_tokens: int = 0
     total_output_tokens: int = 0
+    total_cost: float = 0.0
     elapsed_ms: int = 0
     consecutive_errors: int = 0
     last_tool_names: tuple[str, ...] = ()

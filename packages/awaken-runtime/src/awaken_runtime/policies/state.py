@@ -33,6 +33,7 @@ class StopConditionStats(msgspec.Struct, omit_defaults=True):
     step_count: int = 0
     total_input_tokens: int = 0
     total_output_tokens: int = 0
+    total_cost: float = 0.0
     start_time_ms: int = 0
     consecutive_errors: int = 0
     last_tool_names: list[str] = msgspec.field(default_factory=list)
@@ -59,6 +60,7 @@ class RecordInference(msgspec.Struct, frozen=True):
     tool_names: list[str]
     signature: str | None
     at_ms: int
+    cost: float = 0.0
 
 
 class RecordStepOutcome(msgspec.Struct, frozen=True):
@@ -102,6 +104,7 @@ class StopConditionStatsKey(StateKey[StopConditionStats, StopStatsUpdate]):
                 step_count=value.step_count + 1,
                 total_input_tokens=value.total_input_tokens + update.input_tokens,
                 total_output_tokens=value.total_output_tokens + update.output_tokens,
+                total_cost=value.total_cost + update.cost,
                 start_time_ms=value.start_time_ms or update.at_ms,
                 last_tool_names=list(update.tool_names),
                 last_response_text=update.text,

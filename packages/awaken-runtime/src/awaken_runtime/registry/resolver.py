@@ -1,8 +1,8 @@
 """The three-stage resolve pipeline: ``(RegistrySet, agent_id) -> ResolvedAgent``.
 
 1. **Lookup** — the AgentSpec (a spec with an ``endpoint`` is remote: only usable as a
-   delegate), its ModelSpec and the provider's executor, wrapped in a ``RetryingExecutor`` when
-   the spec has an enabled ``retry`` section.
+   delegate), its ModelSpec and the provider's executor, wrapped in a ``RetryingExecutor``
+   (the spec's ``retry`` section, else the default policy).
 2. **Plugins** — ``plugin_ids`` in order, then registered plugins named only in
    ``active_hook_filter`` (the book's ``with_hook_filter(id)``), plus the default plugins;
    every plugin's config schemas are validated against the spec's sections
@@ -39,6 +39,8 @@ from awaken_contract.errors import (
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, RetryConfigKey
 
+from awaken_runtime.context.model_window import spec_for_model
+from awaken_runtime.engine.capabilities import with_capability_checks
 from awaken_runtime.engine.retry import with_retry
 from awaken_runtime.execution.executor import ToolExecutor, executor_for_mode
 from awaken_runtime.extensions.delegation import AgentBackend, AgentTool
@@ -135,7 +137,8 @@ class RegistryResolver(AgentResolver):
         provider = registries.providers.get(model.provider)
         if provider is None:
             raise ProviderNotFound(model.provider)
-        executor = self._with_retry(spec, provider)
+        spec = spec_for_model(spec, model)
+        executor = with_capability_checks(self._with_retry(spec, provider), model)
 
         user_plugins: list[Plugin] = []
         for plugin_id in spec.plugin_ids:
@@ -170,8 +173,9 @@ class RegistryResolver(AgentResolver):
 
     @staticmethod
     def _with_retry(spec: AgentSpec, provider: LlmExecutor) -> LlmExecutor:
-        if RetryConfigKey.KEY not in spec.sections:
-            return provider
+        """``provider`` behind the agent's retry policy: the ``retry`` section, else the
+        default ``LlmRetryPolicy()`` (2 retries with backoff and ``Retry-After``).
+        ``retry: {max_retries: 0}`` turns retries off."""
         try:
             policy = spec.config(RetryConfigKey)
         except KeyDecode as exc:

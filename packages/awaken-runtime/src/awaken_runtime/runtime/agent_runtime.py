@@ -130,6 +130,7 @@ class AgentRuntime:
                 transport_request_id=request.transport_request_id,
                 run_mode=request.run_mode,
                 adapter=request.adapter,
+                trace_parent=request.trace_parent,
             )
             params = AgentLoopParams(
                 resolver=self.resolver,

@@ -21,6 +21,8 @@ from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.registry_spec import InferenceOverride
 
+from awaken_server.trace_context import incoming_trace_parent
+
 __all__ = ["JobExtras", "RunSubmission"]
 
 
@@ -34,6 +36,7 @@ class JobExtras(msgspec.Struct, omit_defaults=True):
     run_id_hint: str | None = None
     parent_thread_id: str | None = None
     transport_request_id: str | None = None
+    trace_parent: str | None = None
     run_mode: RunMode = RunMode.FOREGROUND
     adapter: AdapterKind = AdapterKind.INTERNAL
 
@@ -59,6 +62,8 @@ class RunSubmission:
     parent_run_id: str | None = None
     parent_thread_id: str | None = None
     transport_request_id: str | None = None
+    trace_parent: str | None = field(default_factory=incoming_trace_parent)
+    """W3C ``traceparent`` of the HTTP request that submitted the run."""
 
     def extras(self, run_mode: RunMode) -> JobExtras:
         """The durable extras of this submission."""
@@ -73,6 +78,7 @@ class RunSubmission:
             run_id_hint=self.run_id_hint,
             parent_thread_id=self.parent_thread_id,
             transport_request_id=self.transport_request_id,
+            trace_parent=self.trace_parent,
             run_mode=run_mode,
             adapter=self.adapter,
         )
@@ -129,6 +135,7 @@ def build_request(
         dispatch_id=dispatch_id,
         session_id=session_id,
         transport_request_id=extras.transport_request_id,
+        trace_parent=extras.trace_parent,
     )
     if continuation:
         request.continue_run_id = run_id

@@ -14,8 +14,9 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from awaken_contract.codec import encode_json
-from awaken_contract.contract.event import AgentEvent
+from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.suspension import ToolCallResume
 from starlette.responses import Response, StreamingResponse
@@ -53,12 +54,19 @@ class EncodingSink(EventSink):
         self.hub = hub
 
     async def emit(self, event: AgentEvent) -> None:
-        """Encode ``event`` and buffer its frames (never blocks on clients)."""
+        """Encode ``event`` and buffer its frames (never blocks on clients).
+
+        A final ``run_finish`` (not a suspension) closes the hub at once: the run is over even
+        if its job is still writing the last checkpoint, so a client reconnecting right after
+        the terminal frame is told there is nothing to resume.
+        """
         for frame in self._encode(event):
             terminal = self._is_terminal(frame)
             self.hub.publish_encoded(encode_json(frame), terminal)
             if terminal and self._close_on_terminal:
                 self.hub.close()
+        if isinstance(event, RunFinish) and event.termination.type is not TerminationKind.SUSPENDED:
+            self.hub.close()
 
 
 def close_when_done(task: asyncio.Task[Any], hub: RunEventHub) -> None:

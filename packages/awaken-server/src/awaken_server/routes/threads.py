@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from awaken_server.agent_lookup import require_agent
 from awaken_server.app import AppState, state_of
 from awaken_server.errors import BadRequest, NotFound, UnprocessableEntity
 from awaken_server.mailbox import RunSubmission, SubmitStatus
@@ -22,7 +23,7 @@ from awaken_server.run_control import cancel_response, decision_response, interr
 from awaken_server.wire import (
     field,
     json_response,
-    optional_str,
+    optional_id,
     page_params,
     parse_input_messages,
     read_json,
@@ -171,7 +172,8 @@ async def post_thread_messages(request: Request) -> Response:
     mode = data.get("mode") or "queue"
     if not isinstance(mode, str):
         raise UnprocessableEntity("field 'mode' must be a string")
-    agent_id = optional_str(data, "agentId", "agent_id")
+    agent_id = optional_id(data, "agentId", "agent_id")
+    require_agent(state.runtime, agent_id)
     status = await inject_messages(state, thread.id, messages, agent_id, mode)
     return json_response({"status": status.value, "thread_id": thread.id}, 202)
 

@@ -23,6 +23,8 @@ from awaken_contract.contract.content import (
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import LlmStreamEvent
 from awaken_contract.registry_spec import (
+    DEFAULT_IDLE_TIMEOUT_SECS,
+    DEFAULT_TOTAL_TIMEOUT_SECS,
     InferenceOverride,
     ReasoningBudget,
     ReasoningEffort,
@@ -54,6 +56,8 @@ class ProviderEndpoint:
     headers: dict[str, str] = field(default_factory=dict, repr=False)
     timeout_secs: float = 300.0
     connect_timeout_secs: float = 10.0
+    total_timeout_secs: float | None = DEFAULT_TOTAL_TIMEOUT_SECS
+    idle_timeout_secs: float | None = DEFAULT_IDLE_TIMEOUT_SECS
 
     @property
     def secrets(self) -> tuple[str | None, ...]:

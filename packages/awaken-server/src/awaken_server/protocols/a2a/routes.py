@@ -20,10 +20,11 @@ from awaken_contract.contract.identity import AdapterKind
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord, RunRequestOrigin
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
-from awaken_contract.ids import new_id, now_ms
+from awaken_contract.ids import id_problem, new_id, now_ms
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Scope
 
 from awaken_server.app import AppState, state_of
 from awaken_server.errors import ApiError
@@ -48,7 +49,9 @@ from awaken_server.protocols.a2a.wire import (
     TaskStatusUpdateEvent,
 )
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import format_sse_data, sse_response
+from awaken_server.wire import decode_json, parse_offset
 
 __all__ = ["A2aService", "a2a_routes"]
 
@@ -78,7 +81,8 @@ class A2aService:
         service = state.extra.get(_EXTRA_KEY)
         if not isinstance(service, A2aService):
             tasks = TaskService(state)
-            service = cls(state, tasks, PushConfigs(tasks))
+            allowed = state.config.security.a2a_push_allowed_hosts
+            service = cls(state, tasks, PushConfigs(tasks, allowed_hosts=allowed))
             state.extra[_EXTRA_KEY] = service
         return service
 
@@ -187,11 +191,10 @@ def _check_content_type(request: Request) -> None:
 
 async def _body(request: Request, type_: type[Any]) -> Any:
     _check_content_type(request)
-    raw = await request.body()
     try:
-        data = msgspec.json.decode(raw or b"null")
-    except msgspec.DecodeError as exc:
-        raise A2aError.invalid_field("body", f"invalid JSON body: {exc}") from None
+        data = decode_json(await request.body() or b"null")
+    except ApiError as exc:
+        raise A2aError.invalid_field("body", exc.message) from None
     if not isinstance(data, dict):
         raise A2aError.invalid_field("body", "invalid JSON body: expected an object")
     try:
@@ -204,13 +207,22 @@ def _int_query(request: Request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or not raw.strip():
         return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise A2aError.invalid_field(name, f"{name} must be an integer") from None
-    if value < 0:
+    text = raw.strip()
+    if text.startswith("-") and parse_offset(text[1:]) is not None:
         raise A2aError.invalid_field(name, f"{name} must not be negative")
+    value = parse_offset(text)
+    if value is None:
+        raise A2aError.invalid_field(name, f"{name} must be an integer")
     return value
+
+
+def _page_token(request: Request, message: str) -> int:
+    """The ``pageToken`` query parameter (an offset; absent → 0)."""
+    token = (request.query_params.get("pageToken") or "").strip()
+    offset = parse_offset(token) if token else 0
+    if offset is None:
+        raise A2aError.invalid_field("pageToken", message)
+    return offset
 
 
 _STATUS_ALIASES = {
@@ -260,6 +272,14 @@ async def _send(
             violations.append(("message.role", "role must be ROLE_USER"))
         if not message.message_id.strip():
             violations.append(("message.messageId", "messageId is required"))
+        for name, value in (
+            ("message.messageId", message.message_id),
+            ("message.taskId", message.task_id),
+            ("message.contextId", message.context_id),
+        ):
+            problem = id_problem(value.strip()) if value and value.strip() else None
+            if problem is not None:
+                violations.append((name, f"{name.split('.')[-1]} {problem}"))
         if not message.parts:
             violations.append(("message.parts", "at least one part is required"))
         for index, part in enumerate(message.parts):
@@ -300,7 +320,9 @@ async def _send(
     if config is not None:
         push = config.task_push_notification_config or config.push_notification_config
     if push is not None:
-        await service.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
+        normalized = normalize_push_config(push, task_id, tenant)
+        await service.push.check_target(normalized)
+        await service.push.upsert(thread_id, normalized)
     if continue_run:
         assert existing is not None and existing.run is not None
         await _continue(service, existing.run, message)
@@ -424,12 +446,7 @@ async def _list_tasks(service: A2aService, request: Request, tenant: str | None)
     status = _parse_status(raw_status) if raw_status and raw_status.strip() else None
     history_length = _int_query(request, "historyLength", 0)
     page_size = min(max(_int_query(request, "pageSize", 50) or 1, 1), 100)
-    token = (request.query_params.get("pageToken") or "").strip()
-    if token and not token.isdigit():
-        raise A2aError.invalid_field(
-            "pageToken", "pageToken must be an offset from a previous page"
-        )
-    offset = int(token) if token else 0
+    offset = _page_token(request, "pageToken must be an offset from a previous page")
     include_artifacts = request.query_params.get("includeArtifacts", "").lower() == "true"
     rows: list[tuple[int, str, TaskRef]] = []
     for task_id in await service.tasks.all_task_ids():
@@ -511,16 +528,14 @@ async def _push_route(
     if config_id is None and method == "POST":
         body: PushNotificationConfig = await _body(request, PushNotificationConfig)
         config = normalize_push_config(body, task_id, tenant)
+        await push.check_target(config)
         await push.upsert(ref.thread_id, config)
         await service.start_push(ref)
         return _json(config)
     if config_id is None and method == "GET":
         configs = await push.list(ref.thread_id, task_id)
         page_size = min(max(_int_query(request, "pageSize", 50) or 1, 1), 100)
-        token = (request.query_params.get("pageToken") or "").strip()
-        if token and not token.isdigit():
-            raise A2aError.invalid_field("pageToken", "pageToken must be an offset")
-        offset = int(token) if token else 0
+        offset = _page_token(request, "pageToken must be an offset")
         chunk = configs[offset : offset + page_size]
         end = offset + len(chunk)
         listing = ListTaskPushNotificationConfigsResponse(
@@ -635,9 +650,19 @@ async def public_card(request: Request) -> Response:
     return JSONResponse(msgspec.to_builtins(card))
 
 
+def _opens_stream(scope: Scope) -> bool:
+    path = str(scope.get("path", ""))
+    return scope.get("method") == "POST" and path.endswith((":stream", ":subscribe"))
+
+
 def a2a_routes() -> list[BaseRoute]:
     """The A2A routes (public card + ``/v1/a2a`` catch-all)."""
     return [
         Route("/.well-known/agent-card.json", public_card, methods=["GET"]),
-        Route("/v1/a2a/{tail:path}", a2a_endpoint, methods=["GET", "POST", "DELETE"]),
+        StreamRoute(
+            "/v1/a2a/{tail:path}",
+            a2a_endpoint,
+            methods=["GET", "POST", "DELETE"],
+            when=_opens_stream,
+        ),
     ]

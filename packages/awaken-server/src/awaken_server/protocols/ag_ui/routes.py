@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from awaken_server.agent_lookup import require_agent
 from awaken_server.app import AppState, state_of
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ag_ui.encoder import AgUiEncoder
@@ -29,6 +30,7 @@ from awaken_server.protocols.relay import (
     waiting_targets,
 )
 from awaken_server.runtime_port import runtime_send_messages
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import RunEventHub
 from awaken_server.wire import json_response, read_json
 
@@ -66,6 +68,7 @@ async def _run(
 ) -> Response:
     state = state_of(request)
     body = RunAgentInput.from_json(await read_json(request))
+    require_agent(state.runtime, agent_id or body.agent_id)
     thread_id = thread_id or body.thread_id or new_id()
     stored = await state.store.load_messages(thread_id) or []
     run = decode_run_input(
@@ -121,9 +124,9 @@ async def thread_messages(request: Request) -> Response:
 def ag_ui_routes() -> list[BaseRoute]:
     """Every AG-UI route."""
     return [
-        Route("/v1/ag-ui/run", run, methods=["POST"]),
-        Route("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
-        Route("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/run", run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
     ]
