@@ -17,14 +17,14 @@ import pytest
 from a2a.client import ClientConfig, ClientFactory
 from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import a2a_pb2 as pb
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Role, ToolCall
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing import text_step, tool_step, wait_until
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols.a2a import a2a_routes
 from awaken_stores import SqliteStore
@@ -64,23 +64,11 @@ class Scripted(LlmExecutor):
 
 
 def _text(text: str) -> StreamResult:
-    return StreamResult(
-        content=[ContentBlock.text(text)],
-        tool_calls=[],
-        usage=None,
-        stop_reason=StopReason.END_TURN,
-        has_incomplete_tool_calls=False,
-    )
+    return text_step(text)
 
 
 def _call(name: str, args: dict[str, Any]) -> StreamResult:
-    return StreamResult(
-        content=[],
-        tool_calls=[ToolCall(f"call_{new_id()}", name, args)],
-        usage=None,
-        stop_reason=StopReason.TOOL_USE,
-        has_incomplete_tool_calls=False,
-    )
+    return tool_step([ToolCall(f"call_{new_id()}", name, args)])
 
 
 def _a2a_app(agents: list[AgentSpec]) -> Callable[[SqliteStore], Any]:
@@ -149,12 +137,12 @@ async def _send(client: Any, message: pb.Message, *, immediately: bool = False) 
 
 
 async def _poll(client: Any, task_id: str, *, until: set[int]) -> pb.Task:
-    for _ in range(300):
+    async def reached() -> pb.Task | None:
         task: pb.Task = await client.get_task(pb.GetTaskRequest(id=task_id))
-        if task.status.state in until:
-            return task
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"task {task_id} never reached {until}: {task.status.state}")
+        return task if task.status.state in until else None
+
+    task: pb.Task = await wait_until(reached, message=f"task {task_id} in states {until}")
+    return task
 
 
 async def test_card_is_fetched_and_parsed(local: Any) -> None:

@@ -4,7 +4,6 @@ in-memory store, mailbox). The demo model is scripted: ``approve …`` suspends 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from awaken_contract.registry_spec import AgentSpec
+from awaken_runtime.testing import collect_sse, wait_until
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import build_runtime, default_system_config
 from awaken_server.demo import DEMO_MODEL_ID
@@ -83,12 +83,12 @@ def _reason(body: dict[str, Any]) -> str:
 
 
 async def _until_state(live: Live, task_id: str, states: set[str]) -> dict[str, Any]:
-    for _ in range(400):
-        task = (await live.client.get(f"/v1/a2a/tasks/{task_id}")).json()
-        if task["status"]["state"] in states:
-            return task  # type: ignore[no-any-return]
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{task_id} never reached {states}")
+    async def reached() -> dict[str, Any] | None:
+        task: dict[str, Any] = (await live.client.get(f"/v1/a2a/tasks/{task_id}")).json()
+        return task if task["status"]["state"] in states else None
+
+    found: dict[str, Any] = await wait_until(reached, message=f"{task_id} in {states}")
+    return found
 
 
 # ---------------------------------------------------------------------- cards
@@ -327,11 +327,7 @@ async def test_list_tasks_filters_and_pages(live: Live) -> None:
 
 
 async def _sse_frames(response: httpx.Response) -> list[dict[str, Any]]:
-    frames = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            frames.append(json.loads(line[5:].strip()))
-    return frames
+    return [frame.data for frame in await collect_sse(response) if frame.data is not None]
 
 
 async def test_message_stream_frames(live: Live) -> None:
@@ -390,13 +386,13 @@ async def test_push_config_crud_and_delivery(live: Live, serve: Any) -> None:
     fetched = await live.client.get(f"{base}/{created['id']}")
     assert fetched.json()["url"] == config["url"]
     await _until_state(live, task["id"], {"TASK_STATE_AUTH_REQUIRED"})
-    for _ in range(200):
-        if any(
+    await wait_until(
+        lambda: any(
             f.get("statusUpdate", {}).get("status", {}).get("state") == "TASK_STATE_AUTH_REQUIRED"
             for f, _ in received
-        ):
-            break
-        await asyncio.sleep(0.05)
+        ),
+        message="an auth-required push",
+    )
     frame, headers = received[-1]
     assert frame["statusUpdate"]["taskId"] == task["id"]
     assert headers["x-a2a-notification-token"] == "tok"
@@ -407,16 +403,16 @@ async def test_push_config_crud_and_delivery(live: Live, serve: Any) -> None:
     }
     pushed = (await live.client.post("/v1/a2a/message:send", json=inline)).json()["task"]
     assert pushed["status"]["state"] == "TASK_STATE_COMPLETED"
-    for _ in range(200):
-        states = [
+
+    def pushed_states() -> list[str]:
+        return [
             f["statusUpdate"]["status"]["state"]
             for f, _ in received
             if f.get("statusUpdate", {}).get("taskId") == pushed["id"]
         ]
-        if "TASK_STATE_COMPLETED" in states:
-            break
-        await asyncio.sleep(0.05)
-    assert states[-1] == "TASK_STATE_COMPLETED"
+
+    await wait_until(lambda: "TASK_STATE_COMPLETED" in pushed_states(), message="a completed push")
+    assert pushed_states()[-1] == "TASK_STATE_COMPLETED"
     deleted = await live.client.delete(f"{base}/{created['id']}")
     assert deleted.status_code == 204
     gone = await live.client.get(f"{base}/{created['id']}")
