@@ -95,9 +95,10 @@ async def test_public_card_reflects_forwarding_headers(live: Live) -> None:
     assert card["supportedInterfaces"] == [
         {
             "url": "https://agents.example.com/v1/a2a",
-            "protocolBinding": "HTTP+JSON",
+            "protocolBinding": binding,
             "protocolVersion": "1.0",
         }
+        for binding in ("JSONRPC", "HTTP+JSON")
     ]
     assert card["provider"] == {"organization": "Awaken", "url": "https://agents.example.com"}
     assert card["capabilities"] == {
@@ -130,8 +131,9 @@ async def test_extended_card_needs_the_bearer_token(live: Live) -> None:
     tenant = await live.client.get(
         "/v1/a2a/assistant/extendedAgentCard", headers={"Authorization": f"Bearer {TOKEN}"}
     )
-    interface = tenant.json()["supportedInterfaces"][0]
-    assert interface["tenant"] == "assistant" and interface["url"].endswith("/v1/a2a/assistant")
+    jsonrpc, rest = tenant.json()["supportedInterfaces"]
+    assert jsonrpc["tenant"] == "assistant" and jsonrpc["url"].endswith("/v1/a2a")
+    assert rest["tenant"] == "assistant" and rest["url"].endswith("/v1/a2a/assistant")
 
 
 async def test_extended_card_not_configured(plain: Live) -> None:
