@@ -10,7 +10,9 @@ agent delegates to the second server through ``A2aBackend``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,15 +20,19 @@ import pytest
 from a2a.client import ClientConfig, ClientFactory, create_client
 from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import a2a_pb2 as pb
+from awaken_contract.actions import RunLifecycleKey, RunLifecycleUpdate
 from awaken_contract.contract.content import ContentBlock
+from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import StopReason, StreamResult
-from awaken_contract.actions import RunLifecycleKey, RunLifecycleUpdate
-from awaken_contract.contract.message import Role, ToolCall
+from awaken_contract.contract.lifecycle import TerminationKind
+from awaken_contract.contract.message import Message, Role, ToolCall
+from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.suspension import (
     PendingToolCall,
     SuspendTicket,
     Suspension,
+    ToolCallResume,
     ToolCallResumeMode,
 )
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
@@ -36,6 +42,7 @@ from awaken_contract.plugin import PhaseContext, Plugin, PluginDescriptor, Plugi
 from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
 from awaken_contract.state import StateCommand
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.state.remote_tasks import DelegateRemoteTasksKey
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols.a2a import a2a_routes
 from awaken_stores import SqliteStore
@@ -475,3 +482,82 @@ def _struct(value: dict[str, Any]) -> Any:
     data = struct_pb2.Value()
     data.struct_value.update(value)
     return data
+
+
+# ---------------------------------------------------------------------- a resumed parent
+def _parent_runtime(store: SqliteStore, remote_url: str) -> Any:
+    endpoint = RemoteEndpoint.a2a(f"{remote_url}/v1/a2a", target="researcher").model_copy(
+        update={"options": {"poll_interval_ms": 50}, "timeout_ms": 30_000}
+    )
+    return (
+        AgentRuntimeBuilder()
+        .with_agent_specs(
+            [
+                _agent("orchestrator").with_delegate("remote_researcher"),
+                AgentSpec("remote_researcher").with_endpoint(endpoint),
+            ]
+        )
+        .with_provider("scripted", Scripted())
+        .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+        .with_thread_run_store(store)
+        .build()
+    )
+
+
+@contextlib.asynccontextmanager
+async def _opened(db: Path) -> AsyncIterator[SqliteStore]:
+    """A SQLite store on ``db``, closed however the block ends (its thread would keep the
+    test process alive)."""
+    store = SqliteStore(db)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def _remote_tasks(base_url: str) -> list[dict[str, Any]]:
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        listed = (await http.get("/v1/a2a/researcher/tasks")).json()
+    tasks: list[dict[str, Any]] = listed.get("tasks", [])
+    return tasks
+
+
+async def test_a_resumed_parent_continues_the_remote_sub_task(
+    tmp_path: Path, serve_app: Any
+) -> None:
+    deploy = DeployTool()
+    remote = serve_app(tmp_path / "remote.db", _a2a_app([_agent("researcher")], deploy))
+    db = tmp_path / "parent.db"
+
+    # The parent delegates; the remote sub-task waits for an approval; the parent parks.
+    async with _opened(db) as store:
+        first = await _parent_runtime(store, remote.base_url).run(
+            RunRequest("parent-thread", [Message.user("deploy")]).with_agent_id("orchestrator"),
+            VecEventSink(),
+            wait_for_decisions=False,
+        )
+        record = await store.load_run(first.run_id)
+    assert first.termination.type is TerminationKind.SUSPENDED
+    assert record is not None and record.waiting is not None and record.state is not None
+    [ticket] = record.waiting.tickets
+    persisted = record.state.extensions.get(DelegateRemoteTasksKey.KEY, {})
+    [waiting] = await _remote_tasks(remote.base_url)
+    assert waiting["status"]["state"] == "TASK_STATE_AUTH_REQUIRED"
+    assert persisted["remote_researcher"]["task_id"] == waiting["id"]
+    assert deploy.deployed == 0
+
+    # A fresh runtime on the same store resumes the parent with a decision.
+    async with _opened(db) as store:
+        resumed = await _parent_runtime(store, remote.base_url).run(
+            RunRequest("parent-thread", [])
+            .with_agent_id("orchestrator")
+            .with_decision(ticket.tool_call_id, ToolCallResume.resume({"approved": True})),
+            VecEventSink(),
+        )
+    assert resumed.run_id == first.run_id
+    assert resumed.termination.type is TerminationKind.NATURAL_END
+    assert 'Done: {\\"deployed\\":true}' in resumed.response
+    # The same remote task continued (no second task) and the remote tool ran once.
+    [done] = await _remote_tasks(remote.base_url)
+    assert done["id"] == waiting["id"] and done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert deploy.deployed == 1
