@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 
 import nox
@@ -24,6 +25,7 @@ nox.options.sessions = [
     "conformance",
     "docs",
     "e2e",
+    "browser",
 ]
 nox.options.error_on_missing_interpreters = False
 
@@ -40,7 +42,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def typecheck(session: nox.Session) -> None:
-    """mypy over every package (strict for awaken-contract, see pyproject)."""
+    """mypy over every package (strict for awaken-contract, -runtime and -server, see pyproject)."""
     for src in PACKAGE_SOURCES:
         session.run("mypy", src)
 
@@ -64,6 +66,10 @@ def packaging(session: nox.Session) -> None:
         missing = packages - built
         if missing:
             session.error(f"distributions without a wheel: {sorted(missing)}")
+        server_wheel = next(dist.glob("awaken_server-*.whl"))
+        with zipfile.ZipFile(server_wheel) as wheel:
+            if "awaken_server/playground/static/index.html" not in wheel.namelist():
+                session.error("the awaken-server wheel lacks the playground assets")
         venv = Path(tmp) / "venv"
         session.run("uv", "venv", "--quiet", str(venv))
         python = str(venv / "bin" / "python")
@@ -116,6 +122,12 @@ def e2e(session: nox.Session) -> None:
     if not glob.glob("tests/e2e/test_*.py"):
         session.skip("no e2e tests yet")
     session.run("pytest", "tests/e2e", *session.posargs)
+
+
+@nox.session(python=False)
+def browser(session: nox.Session) -> None:
+    """The playground in headless Chromium (OS packages chromium + chromium-driver) via Selenium."""
+    session.run("pytest", "tests/browser", *session.posargs)
 
 
 @nox.session(python=False)

@@ -54,16 +54,21 @@ class GetWeather(Tool):
         return ToolResult.success("get_weather", f"sunny in {args['city']}")
 
 
-def build_runtime(delay: float = 0.0, store: Any = None) -> Any:
+def build_runtime(delay: float = 0.0, store: Any = None, plugin: Any = None) -> Any:
+    spec = AgentSpec("bench").with_model("m").with_system_prompt("Be brief.")
+    if plugin is not None:
+        spec = spec.with_hook_filter(plugin.plugin_id)
     builder = (
         AgentRuntimeBuilder()
-        .with_agent_spec(AgentSpec("bench").with_model("m").with_system_prompt("Be brief."))
+        .with_agent_spec(spec)
         .with_tool("get_weather", GetWeather())
         .with_provider("scripted", ScriptedModel(delay))
         .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
     )
     if store is not None:
         builder = builder.with_thread_run_store(store)
+    if plugin is not None:
+        builder = builder.with_plugin(plugin.plugin_id, plugin)
     return builder.build()
 
 

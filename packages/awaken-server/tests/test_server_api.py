@@ -125,18 +125,13 @@ async def test_run_request_errors(live: Any) -> None:
     assert not_object.status_code == 422
 
 
-async def test_run_with_unknown_agent_finishes_with_an_error_event(live: Any, sse: Any) -> None:
+async def test_run_with_unknown_agent_answers_404_before_anything_runs(live: Any) -> None:
     payload = {"agentId": "ghost", "messages": USER}
-    async with live.client.stream("POST", "/v1/runs", json=payload) as response:
-        frames = await sse.collect(response)
-    kinds = [f.data["event_type"] for f in frames if f.data]
-    assert kinds[-2:] == ["error", "run_finish"]
-    assert frames[-1].data["termination"]["type"] == "error"
-    run_id = frames[-1].data["run_id"]
-    run = (await live.client.get(f"/v1/runs/{run_id}")).json()
-    assert run["status"] == "done"
-    jobs = (await live.client.get(f"/v1/threads/{run['thread_id']}/mailbox")).json()["items"]
-    assert jobs[0]["status"] == "DeadLetter"
+    response = await live.client.post("/v1/runs", json=payload)
+    assert response.status_code == 404
+    assert response.json() == {"error": "agent not found: ghost"}
+    assert (await live.client.get("/v1/runs")).json()["items"] == []
+    assert (await live.client.get("/v1/threads")).json()["items"] == []
 
 
 async def test_run_routes_404_and_400(live: Any) -> None:
@@ -294,13 +289,17 @@ async def test_health_and_metrics_can_require_keys(make_server: Any, server_conf
 
 
 async def test_concurrency_limit_answers_503(make_server: Any, server_config: Any) -> None:
-    live = await make_server(config=server_config(max_concurrent_requests=1))
+    config = server_config(max_concurrent_requests=1, max_concurrent_streams=1)
+    live = await make_server(config=config)
     payload = {"agentId": "assistant", "messages": [{"role": "user", "content": "wait 2"}]}
     async with live.client.stream("POST", "/v1/runs", json=payload) as response:
         assert response.status_code == 200
-        busy = await live.client.get("/health")
+        busy = await live.client.post("/v1/runs", json=payload)
         assert busy.status_code == 503
         assert busy.headers["retry-after"] == "1"
+        # the open stream holds no request slot: health and short requests are served
+        assert (await live.client.get("/health")).status_code == 200
+        assert (await live.client.get("/v1/threads")).status_code == 200
         async for _ in response.aiter_lines():
             pass
     assert (await live.client.get("/health")).status_code == 200
@@ -328,8 +327,11 @@ async def test_metrics_count_runs_inferences_tools_and_mailbox(live: Any, sse: A
     text = (await live.client.get("/metrics")).text
     assert 'awaken_runs_total{outcome="natural_end"} 1.0' in text
     assert "awaken_runs_started_total 1.0" in text
-    assert 'awaken_inference_requests_total{model="demo-scripted",status="ok"} 2.0' in text
-    assert 'awaken_tool_calls_total{outcome="succeeded"} 1.0' in text
+    inferences = (
+        'awaken_inference_requests_total{agent="assistant",model="demo-scripted",outcome="ok"}'
+    )
+    assert f"{inferences} 2.0" in text
+    assert 'awaken_tool_calls_total{agent="assistant",outcome="success",tool="' in text
     assert "awaken_inference_duration_seconds_count" in text
     assert 'awaken_mailbox_operations_total{operation="ack",result="ok"} 1.0' in text
     assert "awaken_active_runs 0.0" in text

@@ -13,7 +13,14 @@ from typing import Any
 
 
 class AwakenError(Exception):
-    """Base class of every error raised by Awaken."""
+    """Base class of every error raised by Awaken.
+
+    ``retryable`` says whether trying the same work again may succeed (a provider hiccup, a
+    store that was briefly unavailable); the mailbox retries such runs with backoff and
+    dead-letters the others. Families override the class default; an instance may too.
+    """
+
+    retryable: bool = False
 
 
 class DecodeError(AwakenError, ValueError):
@@ -27,6 +34,15 @@ class DecodeError(AwakenError, ValueError):
 
 class ConfigLoadError(AwakenError):
     """A configuration file could not be read or parsed."""
+
+
+class InvalidId(AwakenError, ValueError):
+    """A client-supplied id breaks the shared id rule (``awaken_contract.ids.check_id``)."""
+
+    def __init__(self, what: str, problem: str) -> None:
+        self.what = what
+        self.problem = problem
+        super().__init__(f"{what} {problem}")
 
 
 # --------------------------------------------------------------------------- StateError
@@ -314,20 +330,28 @@ class EnvBuildError(ResolveError):
 class AgentRuntimeError(AwakenError):
     """Errors of ``AgentRuntime`` itself (the book's ``RuntimeError``)."""
 
+    retryable = True
+
 
 class ThreadAlreadyRunning(AgentRuntimeError):
+    retryable = False
+
     def __init__(self, thread_id: str) -> None:
         self.thread_id = thread_id
         super().__init__(f"thread already has an active run: {thread_id}")
 
 
 class AgentNotFound(AgentRuntimeError):
+    retryable = False
+
     def __init__(self, agent_id: str) -> None:
         self.agent_id = agent_id
         super().__init__(f"agent not found: {agent_id}")
 
 
 class ResolveFailed(AgentRuntimeError):
+    retryable = False
+
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(f"resolve failed: {message}")
@@ -388,6 +412,7 @@ class UnsupportedModality(InferenceExecutionError):
 class StorageError(AwakenError):
     """A store operation failed."""
 
+    retryable = True
     prefix = "storage error"
 
     def __init__(self, message: str) -> None:
@@ -427,12 +452,16 @@ class AgentLoopError(AwakenError):
 
 
 class InferenceFailed(AgentLoopError):
+    retryable = True
+
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(f"inference failed: {message}")
 
 
 class LoopStorageFailed(AgentLoopError):
+    retryable = True
+
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(f"storage failed: {message}")

@@ -1,9 +1,50 @@
-"""Time-ordered identifiers (UUID v7) and clocks used across Awaken."""
+"""Time-ordered identifiers (UUID v7), the one rule every client-supplied id follows, clocks.
+
+``check_id`` is applied at the HTTP edge (thread, run, agent, call and config ids) and by the
+file and SQLite stores, so every store accepts and lists the same ids::
+
+    check_id("thread-1", "thread id")   # -> "thread-1"
+    check_id("../etc", "thread id")     # raises InvalidId
+"""
 
 from __future__ import annotations
 
 import os
 import time
+
+from awaken_contract.errors import InvalidId
+
+MAX_ID_LENGTH = 128
+"""Longest accepted id, in characters."""
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` is not a valid id (``None`` when it is).
+
+    The rule: 1..=128 characters, not blank, no control characters (C0, DEL, C1, line/paragraph
+    separators), no leading dot, no path separators (``/``, ``\\``).
+    """
+    if not value.strip():
+        return "cannot be empty"
+    if len(value) > MAX_ID_LENGTH:
+        return f"is longer than {MAX_ID_LENGTH} characters"
+    if value.startswith("."):
+        return "must not start with a dot"
+    for char in value:
+        code = ord(char)
+        if char in "/\\":
+            return "must not contain path separators"
+        if code < 32 or 127 <= code < 160 or char in "\u2028\u2029":
+            return "contains invalid characters (control characters)"
+    return None
+
+
+def check_id(value: str, what: str = "id") -> str:
+    """``value`` when it follows the id rule, else raise :class:`InvalidId` (``"<what> <why>"``)."""
+    problem = id_problem(value)
+    if problem is not None:
+        raise InvalidId(what, problem)
+    return value
 
 
 def new_id() -> str:

@@ -13,6 +13,7 @@ runtime may re-run a hook when its writes conflict with another hook's.
 from __future__ import annotations
 
 import enum
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,15 +28,19 @@ if TYPE_CHECKING:
     from awaken_contract.actions import ToolInterceptPayload
     from awaken_contract.contract.cancellation import CancellationToken
     from awaken_contract.contract.inference import StreamResult
+    from awaken_contract.contract.lifecycle import TerminationReason
     from awaken_contract.contract.message import Message
+    from awaken_contract.contract.storage import ProfileStore
     from awaken_contract.contract.suspension import ToolCallResume
     from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolResult
+    from awaken_contract.errors import AwakenError
     from awaken_contract.model import (
         EffectSpec,
         ScheduledActionHandler,
         ScheduledActionSpec,
         TypedEffectHandler,
     )
+    from awaken_contract.profile import ProfileAccess
     from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
     from awaken_contract.state import (
         MutationBatch,
@@ -76,12 +81,17 @@ class ToolKind(enum.StrEnum):
     @classmethod
     def infer(cls, tool_name: str) -> ToolKind:
         """Infer from the lowercase name by substring; first match wins (edit, search, read,
-        execute), else ``OTHER``."""
-        name = tool_name.lower()
-        for kind, needles in _KIND_NEEDLES:
-            if any(n in name for n in needles):
-                return kind
-        return cls.OTHER
+        execute), else ``OTHER`` (memoised: it runs before every tool call)."""
+        return _infer_kind(tool_name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _infer_kind(tool_name: str) -> ToolKind:
+    name = tool_name.lower()
+    for kind, needles in _KIND_NEEDLES:
+        if any(n in name for n in needles):
+            return kind
+    return ToolKind.OTHER
 
 
 _KIND_NEEDLES: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
@@ -133,7 +143,15 @@ class ConfigSchema(msgspec.Struct, frozen=True):
 class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a hook sees: the phase, a frozen snapshot, the active agent spec, the run
     identity, the messages, and — depending on the phase — the inference response or the tool
-    call (name, id, arguments, kind, result, resume input)."""
+    call (name, id, arguments, kind, result, resume input).
+
+    ``AFTER_INFERENCE`` also carries the upstream model, provider id and duration of the
+    inference and, when it failed, ``inference_error`` (then ``llm_response`` is ``None``);
+    ``RUN_END`` carries the ``termination`` (``suspended`` when the run parks).
+
+    ``tools`` are the descriptors the agent offers the model this run (before per-step
+    filters); ``profile`` gives typed access to the runtime's profile store, scoped to the
+    active agent."""
 
     phase: Phase
     snapshot: Snapshot
@@ -152,6 +170,13 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     resume_input: ToolCallResume | None = None
     suspension_id: str | None = None
     suspension_reason: str | None = None
+    inference_model: str | None = None
+    inference_provider: str | None = None
+    inference_duration_ms: int | None = None
+    inference_error: AwakenError | None = None
+    termination: TerminationReason | None = None
+    profile_store: ProfileStore | None = None
+    tools: Sequence[ToolDescriptor] = ()
 
     @classmethod
     def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:
@@ -180,6 +205,15 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
     def replace(self, **changes: Any) -> PhaseContext:
         """A copy with some fields changed."""
         return msgspec.structs.replace(self, **changes)
+
+    @property
+    def profile(self) -> ProfileAccess | None:
+        """Profile entries of the active agent (``None`` without a profile store)."""
+        from awaken_contract.profile import ProfileAccess
+
+        if self.profile_store is None:
+            return None
+        return ProfileAccess.for_agent(self.profile_store, self.agent_spec.id)
 
     @property
     def is_cancelled(self) -> bool:

@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from awaken_contract.errors import ConfigLoadError, KeyDecode, KeyEncode
+from awaken_contract.secrets import Secret, SecretMap
 
 if TYPE_CHECKING:
     from awaken_contract.contract.inference import TokenUsage
@@ -841,10 +842,10 @@ class ProviderSpec(_Document):
 
     id: str = Field(min_length=1)
     adapter: str = Field(min_length=1)
-    api_key: str | None = Field(default=None, repr=False)
+    api_key: Secret | None = Field(default=None, repr=False)
     api_key_env: str | None = None
     base_url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    headers: SecretMap = Field(default_factory=dict, repr=False)
     timeout_secs: float = Field(default=300, gt=0)
     connect_timeout_secs: float = Field(default=10, gt=0)
     total_timeout_secs: float | None = Field(default=DEFAULT_TOTAL_TIMEOUT_SECS, gt=0)
@@ -916,7 +917,7 @@ class McpServerSpec(_Document):
     url: str | None = None
     config: dict[str, Any] = Field(default_factory=dict)
     timeout_secs: int = 30
-    env: dict[str, str] = Field(default_factory=dict)
+    env: SecretMap = Field(default_factory=dict)
     restart_policy: McpRestartPolicy = Field(default_factory=McpRestartPolicy)
 
     @field_validator("id")

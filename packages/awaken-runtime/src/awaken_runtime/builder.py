@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from awaken_contract.contract.executor import LlmExecutor
-from awaken_contract.contract.storage import ThreadRunStore
+from awaken_contract.contract.storage import ProfileStore, ThreadRunStore
 from awaken_contract.contract.tool import Tool, ToolExecutionMode
 from awaken_contract.errors import AwakenError, BuildError, ValidationFailed
 from awaken_contract.plugin import Plugin
@@ -22,6 +22,7 @@ from awaken_contract.registry_spec import AgentSpec, AgentSystemConfig, ModelSpe
 from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.registry.registries import AgentBackendFactory, ModelEntry, RegistrySet
 from awaken_runtime.registry.resolver import RegistryResolver
+from awaken_runtime.remote.a2a import a2a_backend_factory
 from awaken_runtime.runtime.agent_runtime import AgentRuntime
 
 __all__ = ["AgentRuntimeBuilder"]
@@ -38,7 +39,7 @@ class AgentRuntimeBuilder:
         self.registries = RegistrySet()
         self._errors: list[BuildError] = []
         self._thread_run_store: ThreadRunStore | None = None
-        self._profile_store: Any = None
+        self._profile_store: ProfileStore | None = None
         self._tool_execution_mode = ToolExecutionMode.SEQUENTIAL
         self._tool_executor: ToolExecutor | None = None
 
@@ -125,8 +126,8 @@ class AgentRuntimeBuilder:
         self._thread_run_store = store
         return self
 
-    def with_profile_store(self, store: Any) -> AgentRuntimeBuilder:
-        """Give plugins a profile store."""
+    def with_profile_store(self, store: ProfileStore) -> AgentRuntimeBuilder:
+        """Give hooks a profile store (``ctx.profile``, scoped to the active agent)."""
         self._profile_store = store
         return self
 
@@ -148,8 +149,6 @@ class AgentRuntimeBuilder:
             raise self._errors[0]
         if self.registries.backends.get("a2a") is None:
             # The built-in remote backend (book: A2A is the built-in delegation backend).
-            from awaken_runtime.remote.a2a import a2a_backend_factory
-
             self.registries.backends.register("a2a", a2a_backend_factory)
         resolver = RegistryResolver(self.registries, self._tool_execution_mode, self._tool_executor)
         return AgentRuntime(

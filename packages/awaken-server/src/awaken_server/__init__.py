@@ -3,7 +3,7 @@
 ``create_app(AppState.build(runtime, store))`` gives a Starlette app; ``awaken serve`` runs it.
 """
 
-from awaken_server.app import AppState, MailboxLifecycle, ServerConfig, ShutdownConfig, create_app
+from awaken_server.app import create_app
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.mailbox import (
     Mailbox,
@@ -15,7 +15,9 @@ from awaken_server.mailbox import (
     SubmitStatus,
 )
 from awaken_server.metrics import ServerMetrics
+from awaken_server.security import SecurityConfig
 from awaken_server.sse import EventHubRegistry, RunEventHub
+from awaken_server.state import AppState, MailboxLifecycle, ServerConfig, ShutdownConfig
 
 __all__ = [
     "AppState",
@@ -27,6 +29,7 @@ __all__ = [
     "ReconnectableEventSink",
     "RunEventHub",
     "RunSubmission",
+    "SecurityConfig",
     "ServerConfig",
     "ServerMetrics",
     "ShutdownConfig",

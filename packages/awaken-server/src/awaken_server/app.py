@@ -1,4 +1,4 @@
-"""The application: ServerConfig, AppState and ``create_app``.
+"""The application: ``create_app``, the composition root (routes, middleware, lifespan).
 
 ``create_app(state)`` returns a Starlette app with the native routes (health, metrics, threads,
 runs, config) plus any extra routes handed in (protocol adapters mount theirs this way)::
@@ -10,29 +10,22 @@ runs, config) plus any extra routes handed in (protocol adapters mount theirs th
 from __future__ import annotations
 
 import contextlib
-import enum
 import logging
-import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Sequence
 
-from awaken_contract.contract.mailbox import MailboxStore
-from awaken_contract.contract.storage import ConfigStore, ThreadRunStore
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Match, Route
-from starlette.types import Scope
+from starlette.routing import BaseRoute
 
-from awaken_server.auth import ADMIN_TOKEN_ENV, BearerAuth, api_keys_from_env
+from awaken_server.auth import BearerAuth
 from awaken_server.errors import ApiError, error_response
-from awaken_server.limits import RequestGuard
-from awaken_server.mailbox import Mailbox, MailboxConfig
-from awaken_server.metrics import ServerMetrics
-from awaken_server.sse import EventHubRegistry
+from awaken_server.limits import GuardSettings, RequestGuard, route_matcher
+from awaken_server.routes import native_routes
+from awaken_server.security.admin import AdminGate
+from awaken_server.state import AppState, MailboxLifecycle, ServerConfig, ShutdownConfig, state_of
 
 __all__ = [
     "AppState",
@@ -40,186 +33,10 @@ __all__ = [
     "ServerConfig",
     "ShutdownConfig",
     "create_app",
+    "state_of",
 ]
 
 _log = logging.getLogger("awaken.server")
-
-CORS_ENV = "AWAKEN_ADMIN_CORS_ALLOWED_ORIGINS"
-
-
-class MailboxLifecycle(enum.StrEnum):
-    """Whether the server starts mailbox recovery and maintenance itself."""
-
-    AUTO = "auto"
-    MANUAL = "manual"
-
-
-class ShutdownConfig(BaseModel):
-    """Graceful shutdown: how long running requests and jobs may take to finish."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    timeout_secs: int = Field(default=30, ge=0)
-
-
-class ServerConfig(BaseModel):
-    """HTTP server configuration (book fields first, then protection and tuning)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    address: str = "0.0.0.0:3000"
-    sse_buffer_size: int = Field(default=64, ge=1)
-    """Most frames written to an SSE response in one chunk."""
-    replay_buffer_capacity: int = Field(default=1024, ge=1)
-    shutdown: ShutdownConfig = Field(default_factory=ShutdownConfig)
-    max_concurrent_requests: int = Field(default=100, ge=0)
-    """Requests in flight at once (0 = unlimited); excess requests get 503 + Retry-After."""
-    a2a_extended_card_bearer_token: str | None = None
-    mailbox_lifecycle: MailboxLifecycle = MailboxLifecycle.AUTO
-    api_keys: list[str] = Field(default_factory=list)
-    """Bearer tokens accepted on every ``/v1`` route (empty = open; ``AWAKEN_API_KEYS`` adds)."""
-    auth_health: bool = False
-    """Also require an API key on ``/health``."""
-    auth_metrics: bool = False
-    """Also require an API key on ``/metrics``."""
-    admin_bearer_token: str | None = None
-    """Token for the config/capabilities routes (``AWAKEN_ADMIN_API_BEARER_TOKEN`` wins)."""
-    cors_allowed_origins: list[str] = Field(
-        default_factory=lambda: ["http://127.0.0.1:3002", "http://localhost:3002"]
-    )
-    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=0)
-    """Largest accepted request body (0 = unlimited); larger → 413."""
-    heartbeat_interval_secs: float = Field(default=15.0, gt=0)
-    """Idle time after which an SSE stream gets a ``: heartbeat`` comment."""
-    default_agent_id: str = "default"
-    """Agent used when a request names none and the thread has no previous run."""
-    mailbox: MailboxConfig = Field(default_factory=MailboxConfig)
-
-    def host_port(self) -> tuple[str, int]:
-        """``address`` split into host and port."""
-        host, _, port = self.address.rpartition(":")
-        return host.strip("[]") or "0.0.0.0", int(port or 3000)
-
-    def effective_api_keys(self) -> list[str]:
-        """Configured keys plus ``AWAKEN_API_KEYS``."""
-        return [*self.api_keys, *api_keys_from_env()]
-
-    def effective_admin_token(self) -> str | None:
-        """``AWAKEN_ADMIN_API_BEARER_TOKEN`` (trimmed, non-empty) or the configured token."""
-        env = os.environ.get(ADMIN_TOKEN_ENV, "").strip()
-        return env or self.admin_bearer_token
-
-    def effective_cors_origins(self) -> list[str]:
-        """``AWAKEN_ADMIN_CORS_ALLOWED_ORIGINS`` (comma separated) or the configured list."""
-        env = os.environ.get(CORS_ENV)
-        if env is not None:
-            return [o.strip() for o in env.split(",") if o.strip()]
-        return list(self.cors_allowed_origins)
-
-
-class AppState:
-    """Everything the routes share: runtime, mailbox, stores, config, metrics, SSE hubs.
-
-    Book order: ``AppState(runtime, mailbox, store, resolver, ServerConfig())``; most code uses
-    :meth:`build`.
-
-    ``config_store`` enables the read side of the config API; ``config_manager`` (an object
-    with ``async apply()`` that rebuilds and publishes the runtime) enables writes.
-    """
-
-    def __init__(
-        self,
-        runtime: Any,
-        mailbox: Mailbox,
-        store: ThreadRunStore,
-        resolver: Any = None,
-        config: ServerConfig | None = None,
-        *,
-        config_store: ConfigStore | None = None,
-        config_manager: Any = None,
-        metrics: ServerMetrics | None = None,
-        capabilities: Callable[[], dict[str, Any]] | None = None,
-    ) -> None:
-        if isinstance(resolver, ServerConfig) and config is None:
-            resolver, config = None, resolver  # AppState(runtime, mailbox, store, config)
-        self.mailbox = mailbox
-        self.store = store
-        self.resolver = resolver if resolver is not None else getattr(runtime, "resolver", None)
-        """The agent resolver (book: ``runtime.resolver_arc()``); informational."""
-        self.config = config or ServerConfig()
-        self.config_store = config_store
-        self.config_manager = config_manager
-        self.metrics = metrics or mailbox.metrics or ServerMetrics()
-        if mailbox.metrics is None:
-            mailbox.metrics = self.metrics
-        self.hubs: EventHubRegistry = mailbox.hubs
-        self.capabilities = capabilities
-        self.runtime = runtime
-        self.extra: dict[str, Any] = {}
-        """Free slots for protocol adapters (e.g. their own replay buffers)."""
-
-    @property
-    def runtime(self) -> Any:
-        """The runtime new runs use (the config API swaps it)."""
-        return self.mailbox.runtime
-
-    @runtime.setter
-    def runtime(self, value: Any) -> None:
-        self.mailbox.runtime = value
-
-    @classmethod
-    def build(
-        cls,
-        runtime: Any,
-        store: ThreadRunStore,
-        *,
-        mailbox_store: MailboxStore | None = None,
-        config: ServerConfig | None = None,
-        consumer_id: str | None = None,
-        config_store: ConfigStore | None = None,
-        config_manager: Any = None,
-    ) -> AppState:
-        """Wire a mailbox over ``mailbox_store`` (default: ``store.mailbox``, else in-memory)."""
-        config = config or ServerConfig()
-        if mailbox_store is None:
-            mailbox_store = getattr(store, "mailbox", None)
-        if mailbox_store is None:
-            from awaken_stores import InMemoryMailboxStore
-
-            mailbox_store = InMemoryMailboxStore()
-        metrics = ServerMetrics()
-        mailbox = Mailbox(
-            runtime,
-            mailbox_store,
-            consumer_id,
-            config.mailbox,
-            run_store=store,
-            hubs=EventHubRegistry(config.replay_buffer_capacity),
-            metrics=metrics,
-            default_agent_id=config.default_agent_id,
-        )
-        if config_store is None and config_manager is not None:
-            config_store = getattr(config_manager, "config_store", None)
-        return cls(
-            runtime,
-            mailbox,
-            store,
-            config=config,
-            config_store=config_store,
-            config_manager=config_manager,
-            metrics=metrics,
-        )
-
-
-def _route_resolver(routes: Sequence[BaseRoute]) -> Callable[[Scope], str]:
-    def route_of(scope: Scope) -> str:
-        for route in routes:
-            match, _ = route.matches(scope)
-            if match is Match.FULL:
-                return getattr(route, "path", "unmatched")
-        return "unmatched"
-
-    return route_of
 
 
 async def _api_error_handler(_: Request, exc: Exception) -> Response:
@@ -244,8 +61,6 @@ def create_app(
     they see the same auth/limits/metrics guard and reach the state via
     ``request.app.state.awaken``.
     """
-    from awaken_server.routes import native_routes
-
     routes: list[BaseRoute] = [*native_routes(), *extra_routes]
     config = state.config
 
@@ -259,6 +74,21 @@ def create_app(
             await state.mailbox.stop(float(config.shutdown.timeout_secs))
 
     admin_token = config.effective_admin_token()
+    api_auth = BearerAuth(config.effective_api_keys())
+    admin_auth = BearerAuth([admin_token] if admin_token else [], label="admin bearer token")
+    hosts = config.host_policy()
+    admin_gate = AdminGate(admin_auth, api_auth, hosts, config.effective_cors_origins())
+    guard = GuardSettings(
+        api_auth=api_auth,
+        admin_auth=admin_auth,
+        admin_gate=admin_gate,
+        hosts=hosts,
+        max_concurrent_requests=config.max_concurrent_requests,
+        max_concurrent_streams=config.max_concurrent_streams,
+        max_body_bytes=config.max_body_bytes,
+        auth_health=config.auth_health,
+        auth_metrics=config.auth_metrics,
+    )
     all_middleware = [
         Middleware(
             CORSMiddleware,
@@ -267,15 +97,7 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         ),
         Middleware(
-            RequestGuard,
-            api_auth=BearerAuth(config.effective_api_keys()),
-            admin_auth=BearerAuth([admin_token] if admin_token else [], label="admin bearer token"),
-            max_concurrent_requests=config.max_concurrent_requests,
-            max_body_bytes=config.max_body_bytes,
-            auth_health=config.auth_health,
-            auth_metrics=config.auth_metrics,
-            metrics=state.metrics,
-            route_of=_route_resolver(routes),
+            RequestGuard, settings=guard, metrics=state.metrics, route_of=route_matcher(routes)
         ),
         *middleware,
     ]
@@ -286,15 +108,5 @@ def create_app(
         exception_handlers={ApiError: _api_error_handler, Exception: _unexpected_error_handler},
     )
     app.state.awaken = state
+    app.state.admin_gate = admin_gate
     return app
-
-
-def state_of(request: Request) -> AppState:
-    """The :class:`AppState` of the app serving ``request``."""
-    state: AppState = request.app.state.awaken
-    return state
-
-
-def route(path: str, endpoint: Callable[..., Any], methods: list[str]) -> Route:
-    """A Starlette route (helper for route modules)."""
-    return Route(path, endpoint, methods=methods)

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.storage import ProfileStore
 from awaken_contract.contract.tool import Tool
 from awaken_contract.errors import ConfigLoadError
+from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import (
     AgentSpec,
     AgentSystemConfig,
@@ -32,14 +34,14 @@ from awaken_contract.registry_spec import (
 )
 from pydantic import ValidationError
 
-from awaken_server.app import ServerConfig
 from awaken_server.demo import DEMO_MODEL_ID, DEMO_PROVIDER_ID, DemoLlm, demo_tools
+from awaken_server.plugin_discovery import PluginCatalog, discover_plugins
+from awaken_server.state import ServerConfig
 
 __all__ = [
     "DEFAULT_STORE_URL",
     "ServeSetup",
     "build_runtime",
-    "builtin_plugins",
     "default_system_config",
     "load_serve_file",
     "open_store",
@@ -188,19 +190,6 @@ def _default_agent(model: str) -> AgentSpec:
     return AgentSpec(DEFAULT_AGENT_ID).with_model(model).with_system_prompt(DEFAULT_SYSTEM_PROMPT)
 
 
-def builtin_plugins() -> dict[str, Any]:
-    """Extension plugins an agent of ``awaken serve`` can name in ``plugin_ids`` (those whose
-    package is installed): ``permission`` (tool permissions with human approval, configured by
-    the agent's ``sections.permission``)."""
-    plugins: dict[str, Any] = {}
-    try:
-        from awaken_ext_permission import PERMISSION_PLUGIN_ID, PermissionPlugin
-    except ImportError:
-        return plugins
-    plugins[PERMISSION_PLUGIN_ID] = PermissionPlugin()
-    return plugins
-
-
 def _builder_class() -> Any:
     from awaken_runtime import AgentRuntimeBuilder
 
@@ -213,14 +202,16 @@ def build_runtime(
     store: Any,
     executors: Mapping[str, LlmExecutor] | None = None,
     tools: Mapping[str, Tool] | None = None,
-    plugins: list[Any] | None = None,
+    plugins: list[Plugin] | None = None,
+    catalog: PluginCatalog | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Any:
     """An ``AgentRuntime`` for ``system`` persisting to ``store``.
 
     Providers come from ``executors`` (by provider id) or are built from their ``ProviderSpec``
-    with :class:`GenaiExecutor`. The :func:`builtin_plugins` and ``plugins`` are registered so
-    agents can enable them with ``plugin_ids``.
+    with :class:`GenaiExecutor`. The installed plugins (``catalog``, else
+    :func:`discover_plugins`) and ``plugins`` are registered so agents can enable them with
+    ``plugin_ids``; an agent naming a plugin that is neither raises :class:`ConfigLoadError`.
     """
     from awaken_runtime.engine import GenaiExecutor
 
@@ -237,12 +228,14 @@ def build_runtime(
         builder = builder.with_agent_spec(agent)
     for tool_id, tool in (tools or {}).items():
         builder = builder.with_tool(tool_id, tool)
-    available = builtin_plugins()
-    for plugin in plugins or []:
-        available[plugin.descriptor().name] = plugin
-    for plugin_id, plugin in available.items():
+    available = (catalog or discover_plugins()).with_plugins(plugins or [])
+    available.check_agents(system.agents)
+    for plugin_id, plugin in available.plugins.items():
         builder = builder.with_plugin(plugin_id, plugin)
     builder = builder.with_thread_run_store(store)
+    profiles = getattr(store, "profiles", None)
+    if isinstance(profiles, ProfileStore):
+        builder = builder.with_profile_store(profiles)
     return builder.build()
 
 

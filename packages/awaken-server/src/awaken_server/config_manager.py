@@ -9,7 +9,6 @@ server publishes it so the next run uses it (runs in flight keep theirs).
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,6 +20,8 @@ from awaken_contract.registry_spec import (
     ModelSpec,
     ProviderSpec,
 )
+from awaken_contract.runtime import AgentRuntimeApi
+from awaken_runtime.engine import KNOWN_ADAPTERS
 from pydantic import BaseModel
 
 __all__ = ["NAMESPACES", "ConfigRuntimeManager", "namespace_model"]
@@ -40,7 +41,7 @@ _FIELDS = {
     "mcp-servers": "mcp_servers",
 }
 
-RuntimeFactory = Callable[[AgentSystemConfig], Any | Awaitable[Any]]
+RuntimeFactory = Callable[[AgentSystemConfig], AgentRuntimeApi | Awaitable[AgentRuntimeApi]]
 
 
 def namespace_model(namespace: str) -> type[BaseModel] | None:
@@ -90,19 +91,16 @@ class ConfigRuntimeManager:
             mcp_servers=list(merged["mcp_servers"].values()),
         )
 
-    async def apply(self) -> Any:
+    async def apply(self) -> AgentRuntimeApi:
         """Build a runtime from the effective config; raises whatever the build raises."""
         config = await self.effective_config()
-        runtime = self.build_runtime(config)
-        if inspect.isawaitable(runtime):
-            runtime = await runtime
+        built = self.build_runtime(config)
+        runtime = await built if isinstance(built, Awaitable) else built
         self.current = config
         return runtime
 
     def capabilities(self) -> dict[str, Any]:
         """Agents, tools, plugins, models and providers of the last applied config."""
-        from awaken_runtime.engine import KNOWN_ADAPTERS
-
         cfg = self.current
         return {
             "agents": [a.id for a in cfg.agents],

@@ -4,7 +4,7 @@
 model so that every route works offline. It is NOT a language model: it reads the last message
 and follows a fixed script, always calling one of the demo tools first:
 
-- "wait 3" / "sleep 3"        → ``demo_wait`` (sleeps, useful to watch heartbeats and cancel)
+- "wait 3" / "sleep 3"        → ``demo_wait`` (sleeps reporting progress; watch heartbeats, cancel)
 - "approve …" / "confirm …"   → ``demo_approval`` (suspends until a human decision arrives)
 - "weather in Paris"          → ``get_weather`` (canned forecast)
 - anything else               → ``word_count``
@@ -22,6 +22,7 @@ from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import StopReason, StreamResult, TokenUsage
 from awaken_contract.contract.message import Role, ToolCall
+from awaken_contract.contract.progress import ProgressStatus
 from awaken_contract.contract.suspension import (
     PendingToolCall,
     SuspendTicket,
@@ -166,14 +167,27 @@ class DemoWaitTool(Tool):
         token = ctx.cancellation_token
         if token is not None:
             try:
-                await token.race(asyncio.sleep(seconds))
+                await token.race(self._wait(seconds, ctx))
             except asyncio.CancelledError:
                 if not token.is_cancelled:
                     raise  # the task itself is being cancelled (e.g. shutdown)
                 return ToolResult.error("demo_wait", "cancelled")
         else:
-            await asyncio.sleep(seconds)
+            await self._wait(seconds, ctx)
         return ToolResult.success("demo_wait", {"waited_seconds": seconds})
+
+    @staticmethod
+    async def _wait(seconds: float, ctx: ToolCallContext) -> None:
+        """Sleep ``seconds``, reporting progress about once a second (UIs show a bar)."""
+        waited = 0.0
+        await ctx.report_progress(ProgressStatus.RUNNING, f"waiting {seconds:g}s", 0.0)
+        while waited < seconds:
+            step = min(1.0, seconds - waited)
+            await asyncio.sleep(step)
+            waited += step
+            fraction = waited / seconds
+            message = f"waited {waited:g} of {seconds:g}s"
+            await ctx.report_progress(ProgressStatus.RUNNING, message, fraction)
 
 
 class DemoApprovalTool(Tool):

@@ -11,6 +11,8 @@ __all__ = [
     "ApiError",
     "BadRequest",
     "Conflict",
+    "Forbidden",
+    "Misdirected",
     "NotFound",
     "PayloadTooLarge",
     "ServiceUnavailable",
@@ -46,6 +48,18 @@ class Unauthorized(ApiError):
     """401: a bearer token is required or wrong."""
 
     status = 401
+
+
+class Forbidden(ApiError):
+    """403: authenticated or not, this caller may not do this."""
+
+    status = 403
+
+
+class Misdirected(ApiError):
+    """421: the ``Host`` header names a host this server does not answer for."""
+
+    status = 421
 
 
 class NotFound(ApiError):

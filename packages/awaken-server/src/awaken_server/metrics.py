@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from awaken_contract.contract.event import AgentEvent, InferenceComplete, RunFinish, ToolCallDone
+from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.lifecycle import TerminationKind
+from awaken_ext_observability.conventions import DURATION_BUCKETS
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -52,26 +53,38 @@ class ServerMetrics:
         self.run_duration = Histogram(
             "awaken_run_duration_seconds", "Wall time of a mailbox job's run", registry=r
         )
+        # GenAI families, fed by the observability plugin (awaken_server.telemetry).
         self.inference_requests = Counter(
             "awaken_inference_requests_total",
-            "Completed inferences by model",
-            ["model", "status"],
+            "Completed inferences by agent, model and outcome (ok/error)",
+            ["agent", "model", "outcome"],
             registry=r,
         )
         self.inference_duration = Histogram(
             "awaken_inference_duration_seconds",
-            "Inference latency by model",
-            ["model"],
+            "Inference latency by agent, model and outcome",
+            ["agent", "model", "outcome"],
+            buckets=DURATION_BUCKETS,
             registry=r,
         )
         self.inference_tokens = Counter(
             "awaken_inference_tokens_total",
-            "Tokens by model and type (prompt/completion)",
-            ["model", "type"],
+            "Tokens by agent, model and type (input/output)",
+            ["agent", "model", "type"],
             registry=r,
         )
         self.tool_calls = Counter(
-            "awaken_tool_calls_total", "Finished tool calls by outcome", ["outcome"], registry=r
+            "awaken_tool_calls_total",
+            "Finished tool calls by agent, tool and outcome (success/error/pending)",
+            ["agent", "tool", "outcome"],
+            registry=r,
+        )
+        self.tool_duration = Histogram(
+            "awaken_tool_duration_seconds",
+            "Tool call duration by agent, tool and outcome",
+            ["agent", "tool", "outcome"],
+            buckets=DURATION_BUCKETS,
+            registry=r,
         )
         self.mailbox_depth = Gauge(
             "awaken_mailbox_queue_depth", "Queued mailbox jobs (store-wide)", registry=r
@@ -85,23 +98,8 @@ class ServerMetrics:
         self.errors = Counter("awaken_errors_total", "Errors by class", ["class"], registry=r)
 
     def observe_event(self, event: AgentEvent) -> None:
-        """Count what a run reports: inferences, tokens, tool calls, finishes."""
-        if isinstance(event, InferenceComplete):
-            self.inference_requests.labels(event.model, "ok").inc()
-            self.inference_duration.labels(event.model).observe(event.duration_ms / 1000.0)
-            usage = event.usage
-            if usage is not None:
-                if usage.prompt_tokens:
-                    self.inference_tokens.labels(event.model, "prompt").inc(usage.prompt_tokens)
-                if usage.completion_tokens:
-                    self.inference_tokens.labels(event.model, "completion").inc(
-                        usage.completion_tokens
-                    )
-        elif isinstance(event, ToolCallDone):
-            self.tool_calls.labels(event.outcome.value).inc()
-        elif (
-            isinstance(event, RunFinish) and event.termination.type is not TerminationKind.SUSPENDED
-        ):
+        """Count finished runs (inferences and tool calls come from the observability plugin)."""
+        if isinstance(event, RunFinish) and event.termination.type is not TerminationKind.SUSPENDED:
             self.runs_finished.labels(event.termination.type.value).inc()
 
     def render(self) -> bytes:

@@ -11,8 +11,8 @@ from typing import Literal
 from starlette.requests import Request
 from starlette.responses import Response
 
-from awaken_server.app import AppState
 from awaken_server.errors import NotFound
+from awaken_server.state import AppState
 from awaken_server.wire import json_response, parse_decision, read_json_object
 
 TargetKind = Literal["run", "thread"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import socket
 import sys
@@ -12,34 +11,30 @@ from typing import Any
 
 import uvicorn
 from awaken_contract.errors import ConfigLoadError
+from awaken_contract.log_context import LogFormat
+from awaken_contract.log_context import configure_logging as _configure_logging
 
-from awaken_server.app import AppState, ServerConfig, create_app
+from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.metrics import ServerMetrics
+from awaken_server.playground import playground_routes
 from awaken_server.protocols import protocol_routes
+from awaken_server.security import is_loopback_host
+from awaken_server.state import AppState, ServerConfig
+from awaken_server.telemetry import ServerTelemetry
 from awaken_server.terminal import run_once
+from awaken_server.trace_context import TraceContextMiddleware
 
 __all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
 
 _log = logging.getLogger("awaken.server")
 
 
-def configure_logging(level: str = "info") -> None:
-    """Structured one-line logs: ``time level logger key=value…``."""
-    logging.basicConfig(
-        level=level.upper(),
-        format="ts=%(asctime)s level=%(levelname)s logger=%(name)s msg=%(message)r",
-        stream=sys.stderr,
-    )
-
-
-def _is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return host == "localhost"
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+def configure_logging(level: str = "info", log_format: LogFormat = "text") -> None:
+    """One line per record on stderr, carrying the run's ``run_id``/``thread_id``/``agent_id``:
+    ``text`` (human readable) or ``json`` (one object per line)."""
+    _configure_logging(log_format, level.upper(), sys.stderr)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -59,8 +54,17 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
     """Build the runtime (through the config manager when the store has a config store), the
     app state and the Starlette app."""
 
+    metrics = ServerMetrics()
+    telemetry = ServerTelemetry(server.observability, metrics)
+
     def factory(system: Any) -> Any:
-        return build_runtime(system, store=store, executors=setup.executors, tools=setup.tools)
+        return build_runtime(
+            telemetry.apply(system),
+            store=store,
+            executors=setup.executors,
+            tools=setup.tools,
+            plugins=[telemetry.plugin],
+        )
 
     agent_ids = [a.id for a in setup.system.agents]
     explicit = "default_agent_id" in server.model_fields_set
@@ -77,8 +81,11 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
         runtime = await manager.apply()
     else:
         runtime = factory(setup.system)
-    state = AppState.build(runtime, store, config=server, config_manager=manager)
-    return create_app(state, extra_routes=protocol_routes()), state
+    state = AppState.build(runtime, store, config=server, config_manager=manager, metrics=metrics)
+    app = create_app(state, extra_routes=[*protocol_routes(), *playground_routes()])
+    app.add_middleware(TraceContextMiddleware)
+    app.state.telemetry = telemetry
+    return app, state
 
 
 async def serve(
@@ -93,13 +100,15 @@ async def serve(
     host, port = server.host_port()
     store = open_store(store_url)
     has_config_api = getattr(store, "config", None) is not None
-    if has_config_api and not server.effective_admin_token() and not _is_loopback(host):
+    if has_config_api and not server.effective_admin_token() and not is_loopback_host(host):
         raise ConfigLoadError(
             f"refusing to serve the config API on non-loopback address {host}: set "
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
         )
+    telemetry: ServerTelemetry | None = None
     try:
         app, _ = await prepare_app(setup, store, server)
+        telemetry = app.state.telemetry
         sock = listen(host, port)
         port = sock.getsockname()[1]
         config = uvicorn.Config(
@@ -114,11 +123,14 @@ async def serve(
         uv_server = uvicorn.Server(config)
         say = announce or (lambda line: print(line, flush=True))
         say(f"awaken serving on http://{host}:{port}")
+        say(f"  playground: http://{host}:{port}/playground")
         say(f"  store: {store_label(store_url)}")
         say(f"  model: {setup.model_label}")
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
         await uv_server.serve(sockets=[sock])
     finally:
+        if telemetry is not None:
+            telemetry.shutdown()  # flush the OTLP exporters
         close = getattr(store, "close", None)
         if close is not None:
             await close()

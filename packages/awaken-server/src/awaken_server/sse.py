@@ -21,6 +21,8 @@ from awaken_contract.contract.event import AgentEvent, RunFinish, encode_event
 from awaken_contract.contract.event_sink import EventSink
 from starlette.responses import StreamingResponse
 
+from awaken_server.wire import parse_offset
+
 __all__ = [
     "HEARTBEAT_FRAME",
     "SSE_HEADERS",
@@ -61,13 +63,8 @@ def format_sse_comment(text: str) -> bytes:
 
 
 def parse_last_event_id(value: str | None) -> int | None:
-    """The ``Last-Event-ID`` header as an integer; missing or non-numeric → ``None``."""
-    if value is None:
-        return None
-    value = value.strip()
-    if not value.isdigit():
-        return None
-    return int(value)
+    """The ``Last-Event-ID`` header as an integer; missing or not an ASCII offset → ``None``."""
+    return parse_offset(value)
 
 
 _reader_keys = itertools.count(1)

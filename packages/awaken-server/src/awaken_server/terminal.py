@@ -31,6 +31,7 @@ from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.run_plan import find_waiting_run
 from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.ids import new_id
@@ -165,7 +166,7 @@ async def run_once(
         )
         tickets: dict[str, Any] = {}
         if prompt is None:
-            waiting = await _waiting_run(store, thread)
+            waiting = await find_waiting_run(store, thread)
             if waiting is None or waiting.waiting is None:
                 err.write(f"awaken: thread {thread} has no run waiting for a decision\n")
                 return EXIT_USAGE
@@ -191,10 +192,3 @@ async def run_once(
         close = getattr(store, "close", None)
         if close is not None:
             await close()
-
-
-async def _waiting_run(store: Any, thread_id: str) -> RunRecord | None:
-    record: RunRecord | None = await store.latest_run(thread_id)
-    if record is not None and record.is_resumable_waiting():
-        return record
-    return None

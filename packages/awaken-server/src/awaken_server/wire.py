@@ -7,12 +7,14 @@ required field → 400, a field of the wrong type → 422. Responses are encoded
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import msgspec
 from awaken_contract.contract.content import AnyContentBlock, TextBlock
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
-from awaken_contract.ids import new_id, now_ms
+from awaken_contract.errors import InvalidId
+from awaken_contract.ids import check_id, new_id, now_ms
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -20,16 +22,26 @@ from awaken_server.errors import BadRequest, UnprocessableEntity, UnsupportedMed
 
 __all__ = [
     "JsonResponse",
+    "decode_json",
+    "edge_id",
     "field",
+    "header_safe",
+    "is_json_media_type",
     "json_response",
+    "optional_id",
     "optional_str",
     "page_params",
     "parse_decision",
     "parse_input_messages",
+    "parse_offset",
     "read_json",
     "read_json_object",
 ]
 
+MAX_JSON_DEPTH = 64
+"""Deepest accepted nesting of a JSON request body."""
+MAX_OFFSET = 2**31 - 1
+"""Largest accepted paging offset."""
 _KEPT_ROLES = {Role.USER.value, Role.ASSISTANT.value, Role.SYSTEM.value}
 _encoder = msgspec.json.Encoder()
 
@@ -48,16 +60,54 @@ def json_response(content: Any, status: int = 200) -> JsonResponse:
     return JsonResponse(content, status_code=status)
 
 
-async def read_json(request: Request) -> Any:
-    """The parsed JSON body (415 without a JSON content type, 400 when malformed)."""
-    content_type = request.headers.get("content-type", "")
-    if "json" not in content_type.lower():
-        raise UnsupportedMediaType("expected Content-Type: application/json")
-    body = await request.body()
+def is_json_media_type(content_type: str | None) -> bool:
+    """True for ``application/json`` and ``application/<x>+json`` (parameters allowed).
+
+    ``text/plain;x=json`` — a CORS "simple request" a browser sends cross-origin without a
+    preflight — is not JSON."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    kind, _, subtype = media.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+def decode_json(body: bytes) -> Any:
+    """Parse a JSON body; :class:`BadRequest` when malformed or nested deeper than
+    ``MAX_JSON_DEPTH``."""
     try:
-        return msgspec.json.decode(body)
+        data = msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
         raise BadRequest(f"invalid JSON body: {exc}") from None
+    except RecursionError:
+        raise BadRequest(f"invalid JSON body: nested deeper than {MAX_JSON_DEPTH}") from None
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise BadRequest(f"invalid JSON body: nested deeper than {MAX_JSON_DEPTH}")
+    return data
+
+
+def json_depth(value: Any) -> int:
+    """The nesting depth of decoded JSON (iterative: never recurses)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_JSON_DEPTH:
+            return depth
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+async def read_json(request: Request) -> Any:
+    """The parsed JSON body (415 without a JSON content type, 400 when malformed)."""
+    if not is_json_media_type(request.headers.get("content-type")):
+        raise UnsupportedMediaType("expected Content-Type: application/json")
+    return decode_json(await request.body())
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
@@ -84,6 +134,26 @@ def optional_str(data: dict[str, Any], *names: str) -> str | None:
     if not isinstance(value, str):
         raise UnprocessableEntity(f"field '{names[0]}' must be a string")
     return value.strip() or None
+
+
+def header_safe(value: str) -> str:
+    """``value`` for a response header: as is when ASCII, else percent-encoded UTF-8 (ids may be
+    any Unicode, headers only Latin-1)."""
+    return value if value.isascii() else quote(value, safe="")
+
+
+def optional_id(data: dict[str, Any], *names: str) -> str | None:
+    """An id field (:func:`optional_str`) that must follow the shared id rule (400)."""
+    value = optional_str(data, *names)
+    return None if value is None else edge_id(value, names[0])
+
+
+def edge_id(value: str, what: str) -> str:
+    """``value`` when it follows the shared id rule (``awaken_contract.ids``), else 400."""
+    try:
+        return check_id(value, what)
+    except InvalidId as exc:
+        raise BadRequest(f"invalid {exc}") from None
 
 
 def parse_input_messages(raw: Any, *, required: bool = True) -> list[Message]:
@@ -144,10 +214,24 @@ def _int_param(request: Request, name: str, default: int) -> int:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise BadRequest(f"query parameter '{name}' must be an integer") from None
+    text = raw.strip()
+    negative = text.startswith("-")
+    value = parse_offset(text[1:] if negative else text)
+    if value is None:
+        raise BadRequest(f"query parameter '{name}' must be an integer (0..{MAX_OFFSET})")
+    return -value if negative else value
+
+
+def parse_offset(raw: str | None) -> int | None:
+    """An unsigned ASCII decimal ``0..=MAX_OFFSET`` (``Last-Event-ID``, cursors, offsets);
+    anything else (``²``, ``1e9``, 5000 digits) → ``None``."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not text or len(text) > 10 or not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value <= MAX_OFFSET else None
 
 
 def parse_decision(data: dict[str, Any]) -> tuple[str, ToolCallResume]:
@@ -159,6 +243,7 @@ def parse_decision(data: dict[str, Any]) -> tuple[str, ToolCallResume]:
         raise UnprocessableEntity("field 'toolCallId' must be a string")
     if not call_id.strip():
         raise BadRequest("toolCallId cannot be empty")
+    edge_id(call_id.strip(), "toolCallId")
     action = data.get("action", "resume")
     if action not in ("resume", "cancel"):
         raise BadRequest(f"invalid action: {action}, expected 'resume' or 'cancel'")

@@ -55,6 +55,7 @@ from awaken_contract.errors import AlreadyExists, SerializationError, StorageIoE
 from awaken_contract.ids import new_id, now_ms
 
 from awaken_stores._codec import decode, encode
+from awaken_stores._ids import validate_id
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
@@ -70,17 +71,6 @@ __all__ = [
 T = TypeVar("T")
 
 JOURNAL = ".checkpoint_pending"
-
-
-def validate_id(label: str, value: str) -> str:
-    """Reject ids that are blank or could name another path (``/``, ``\\``, ``..``, NUL, control
-    characters) with ``StorageIoError``."""
-    if not value.strip():
-        raise StorageIoError(f"{label} cannot be empty")
-    bad = [c for c in value if c in "/\\" or ord(c) < 32 or ord(c) == 127]
-    if bad or ".." in value:
-        raise StorageIoError(f"{label} contains invalid characters: {value!r}")
-    return value
 
 
 def _encode_name(name: str) -> str:

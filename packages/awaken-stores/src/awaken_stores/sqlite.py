@@ -36,6 +36,7 @@ from awaken_contract.errors import AlreadyExists, StorageIoError
 from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import decode, encode_str
+from awaken_stores._ids import validate_id
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
@@ -281,6 +282,7 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
         return None if data is None else decode(data, Thread)
 
     async def save_thread(self, thread: Thread) -> None:
+        validate_id("thread id", thread.id)
         row = _thread_row(thread)
         await self._db.run(_write(lambda c: c.execute(_UPSERT_THREAD, row)))
 
@@ -307,6 +309,7 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
         return None if data is None else decode(data, list[Message])
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
+        validate_id("thread id", thread_id)
         data = encode_str(messages)
         await self._db.run(_write(lambda c: c.execute(_UPSERT_MESSAGES, (thread_id, data))))
 
@@ -329,6 +332,7 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
 
     # ------------------------------------------------------------------ runs
     async def create_run(self, record: RunRecord) -> None:
+        validate_id("run id", record.run_id)
         row = _run_row(record)
 
         def insert(c: sqlite3.Connection) -> None:
@@ -384,6 +388,9 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
 
     # ------------------------------------------------------------------ checkpoint
     async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+        validate_id("thread id", thread_id)
+        validate_id("run id", run.run_id)
+
         def write(c: sqlite3.Connection) -> None:
             data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
             existing = None if data is None else decode(data, Thread)
@@ -470,6 +477,8 @@ class SqliteConfigStore(_SqliteBacked, ConfigStore):
         return [(r[0], decode(r[1], Any)) for r in rows]
 
     async def put(self, namespace: str, id: str, value: Any) -> None:
+        validate_id("config namespace", namespace)
+        validate_id("config id", id)
         data = encode_str(value)
         await self._db.run(
             _write(

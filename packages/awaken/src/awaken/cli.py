@@ -38,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 3000)")
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default="text",
+        help="log lines as text or one JSON object per line (both carry run/thread/agent ids)",
+    )
     run = sub.add_parser(
         "run",
         help="stream one run to the terminal (asks for approvals; without a prompt, resumes "
@@ -55,6 +61,18 @@ def _parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="serve the agents as MCP tools on stdin/stdout")
     mcp.add_argument("--config")
     mcp.add_argument("--store", default=None, help="default memory://")
+    ev = sub.add_parser("eval", help="run an eval dataset, or export stored runs as one")
+    ev.add_argument("dataset", nargs="?", help="dataset file (.yaml/.json) to run")
+    ev.add_argument("--config", help="agents/models/providers file (default: env keys or demo)")
+    ev.add_argument("--agent", help="agent id (default: the dataset's)")
+    ev.add_argument("--concurrency", type=int, help="cases at once (default: the dataset's)")
+    ev.add_argument("--threshold", type=float, help="pass-rate threshold 0..1 (exit 1 below)")
+    ev.add_argument("--json", dest="json_path", help="write the report as JSON here")
+    ev.add_argument("--junit", dest="junit_path", help="write a JUnit XML report here")
+    ev.add_argument("--from-store", dest="from_store", help="store URL to export runs from")
+    ev.add_argument("--thread", help="thread id whose finished runs become cases")
+    ev.add_argument("--run", dest="run_id", help="only this run of the thread")
+    ev.add_argument("-o", "--output", help="dataset file to write (with --from-store)")
     sub.add_parser("version", help="print the version")
     return parser
 
@@ -87,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         from awaken_server.protocols.mcp_http import mcp_main
 
         return mcp_main(args.config, args.store)
+    if args.command == "eval":
+        return _eval(args)
     if args.command not in ("serve", "run"):
         _parser().print_help(sys.stderr)
         return 2
@@ -111,10 +131,71 @@ def main(argv: list[str] | None = None) -> int:
         host = args.host or host
         port = args.port or port
         server = server.model_copy(update={"address": f"{host}:{port}"})
-        configure_logging(args.log_level)
+        configure_logging(args.log_level, args.log_format)
         store_url = args.store or os.environ.get(STORE_ENV)
         run_sync(serve(setup, store_url=store_url, server=server, log_level=args.log_level))
         return 0
     except AwakenError as exc:
         print(f"awaken: {exc}", file=sys.stderr)
         return 1
+
+
+def _eval(args: argparse.Namespace) -> int:
+    """``awaken eval DATASET.yaml`` runs an eval dataset against the agents ``serve`` would
+    serve (exit 1 below its threshold, 2 for bad input); ``awaken eval --from-store URL
+    --thread ID -o dataset.yaml`` turns stored runs into cases (see docs/evals.md)."""
+    from awaken_contract.errors import AwakenError
+
+    try:
+        from awaken_server.bootstrap import build_runtime, open_store
+        from awaken_server.serve import run_sync
+    except ImportError:
+        print("awaken eval needs the server extra: pip install 'awaken[server]'", file=sys.stderr)
+        return 2
+    from awaken_runtime.evals import cli as evals
+
+    async def export() -> int:
+        store = open_store(args.from_store)
+        try:
+            return await evals.export(store, args.thread, args.output, run_id=args.run_id)
+        finally:
+            await _close(store)
+
+    async def evaluate() -> int:
+        setup, _ = _setup(args.config)
+        store = open_store("memory://")
+        try:
+            runtime = build_runtime(
+                setup.system, store=store, executors=setup.executors, tools=setup.tools
+            )
+            return await evals.evaluate(
+                args.dataset,
+                runtime,
+                agent_id=args.agent,
+                concurrency=args.concurrency,
+                threshold=args.threshold,
+                json_path=args.json_path,
+                junit_path=args.junit_path,
+            )
+        finally:
+            await _close(store)
+
+    try:
+        if args.from_store:
+            if not args.thread or not args.output:
+                print("awaken eval --from-store needs --thread and -o FILE", file=sys.stderr)
+                return 2
+            return int(run_sync(export()))
+        if not args.dataset:
+            print("awaken eval: give a DATASET file (or --from-store)", file=sys.stderr)
+            return 2
+        return int(run_sync(evaluate()))
+    except AwakenError as exc:
+        print(f"awaken eval: {exc}", file=sys.stderr)
+        return 2
+
+
+async def _close(store: object) -> None:
+    close = getattr(store, "close", None)
+    if close is not None:
+        await close()

@@ -59,6 +59,8 @@ class RunIdentity(msgspec.Struct, omit_defaults=True):
     transport_request_id: str | None = None
     run_mode: RunMode = RunMode.FOREGROUND
     adapter: AdapterKind = AdapterKind.INTERNAL
+    #: W3C ``traceparent`` of the request that started the run (tracing continues it).
+    trace_parent: str | None = None
 
     def __post_init__(self) -> None:
         if is_unset(self.origin):

@@ -12,6 +12,7 @@ from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
 
 if TYPE_CHECKING:
+    from awaken_contract.contract.run_plan import RunPlan
     from awaken_contract.registry_spec import InferenceOverride
 
 
@@ -48,6 +49,10 @@ class RunRequest:
     dispatch_id: str | None = None
     session_id: str | None = None
     transport_request_id: str | None = None
+    #: W3C ``traceparent`` of the caller (an HTTP request's header); tracing continues it.
+    trace_parent: str | None = None
+    plan: RunPlan | None = None
+    """The run planned at submission (mailbox); the runtime then picks nothing itself."""
 
     def with_agent_id(self, agent_id: str) -> RunRequest:
         """Run this agent."""

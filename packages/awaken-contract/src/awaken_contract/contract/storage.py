@@ -307,6 +307,20 @@ class RunWaitingState(msgspec.Struct, omit_defaults=True):
     since_dispatch_id: str | None = None
     message: str | None = None
 
+    def call_targets(self) -> list[str]:
+        """One decision target per waiting call: its tool-call id (else its ticket id)."""
+        targets = sorted({t.tool_call_id or t.ticket_id for t in self.tickets})
+        return targets or list(self.ticket_ids)
+
+    def decision_targets(self) -> set[str]:
+        """Every id a decision may address: ticket ids and their tool-call ids."""
+        targets = set(self.ticket_ids)
+        for ticket in self.tickets:
+            targets.add(ticket.ticket_id)
+            targets.add(ticket.tool_call_id)
+        targets.discard("")
+        return targets
+
 
 class RunOutcome(msgspec.Struct, omit_defaults=True):
     """How a run ended."""
@@ -358,6 +372,10 @@ class RunRecord(msgspec.Struct, omit_defaults=True, kw_only=True):
     def is_background_task_waiting(self) -> bool:
         """True when the run waits on background tasks."""
         return self.waiting_reason() is WaitingReason.BACKGROUND_TASKS
+
+    def decision_targets(self) -> set[str]:
+        """Ids a decision may address on this run (empty unless it waits on tickets)."""
+        return set() if self.waiting is None else self.waiting.decision_targets()
 
 
 class RunQuery(msgspec.Struct, omit_defaults=True):

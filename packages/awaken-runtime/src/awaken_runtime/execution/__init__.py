@@ -2,6 +2,7 @@
 
 from awaken_contract.contract.tool import ToolExecutionMode
 
+from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.executor import (
     DecisionReplayPolicy,
     ParallelToolExecutor,
@@ -11,22 +12,18 @@ from awaken_runtime.execution.executor import (
     execute_single_tool,
     executor_for_mode,
 )
-from awaken_runtime.execution.pipeline import (
-    INTERRUPTED_MESSAGE,
-    ToolHost,
-    ToolPipeline,
-    prepare_resume,
-)
+from awaken_runtime.execution.pipeline import INTERRUPTED_MESSAGE, ToolPipeline
+from awaken_runtime.execution.resume import prepare_resume
 
 __all__ = [
     "INTERRUPTED_MESSAGE",
     "DecisionReplayPolicy",
     "ParallelToolExecutor",
     "SequentialToolExecutor",
+    "ToolContext",
     "ToolExecutionMode",
     "ToolExecutionResult",
     "ToolExecutor",
-    "ToolHost",
     "ToolPipeline",
     "execute_single_tool",
     "executor_for_mode",

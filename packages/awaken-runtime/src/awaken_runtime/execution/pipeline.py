@@ -15,16 +15,17 @@ For every tool call, in model order:
    command and the AfterToolExecute hooks' commands are submitted together, ``tool_call_done``
    (or ``tool_call_resumed`` for a replayed call) is emitted and the tool message appended.
 
-Resume: :meth:`ToolPipeline.prepare_resume` turns decisions into ``resuming`` / ``cancelled``
-states; :meth:`ToolPipeline.replay_resumed` reports cancelled calls to the model and re-runs
-resuming calls according to their :class:`ToolCallResumeMode`.
+Resume: :func:`~awaken_runtime.execution.resume.prepare_resume` turns decisions into
+``resuming`` / ``cancelled`` states; :meth:`ToolPipeline.replay_resumed` reports cancelled
+calls to the model and re-runs resuming calls according to their :class:`ToolCallResumeMode`.
+The pipeline sees the run only through its :class:`ToolContext`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from awaken_contract.actions import (
     InterceptBlock,
@@ -32,45 +33,33 @@ from awaken_contract.actions import (
     InterceptSuspend,
     PutToolCallState,
     ToolCallStatesKey,
-    ToolCallStatesMap,
     ToolInterceptKey,
     ToolInterceptPayload,
 )
 from awaken_contract.contract.event import ToolCallDone, ToolCallResumed
-from awaken_contract.contract.event_sink import EventSink
-from awaken_contract.contract.identity import RunIdentity
-from awaken_contract.contract.message import Message, Role, ToolCall
+from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.suspension import (
     PendingToolCall,
-    ResumeDecisionAction,
     SuspendTicket,
     ToolCallOutcome,
-    ToolCallResume,
     ToolCallResumeMode,
     ToolCallState,
     ToolCallStatus,
 )
-from awaken_contract.contract.tool import Tool, ToolCallContext, ToolOutput, ToolResult
-from awaken_contract.errors import UnknownKey
+from awaken_contract.contract.tool import ToolCallContext, ToolOutput, ToolResult
 from awaken_contract.ids import now_ms
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, ToolKind
 from awaken_contract.state import MutationBatch, StateCommand
 
-from awaken_runtime.cancellation import RunCancelled, RunCanceller
-from awaken_runtime.execution.executor import ToolExecutor, execute_single_tool
-
-if TYPE_CHECKING:
-    from awaken_contract.contract.cancellation import CancellationToken
-    from awaken_contract.registry_spec import AgentSpec
-
-    from awaken_runtime.phase.engine import PhaseRuntime
-    from awaken_runtime.plugins.env import ExecutionEnv
-    from awaken_runtime.state.store import StateStore
+from awaken_runtime.cancellation import RunCancelled
+from awaken_runtime.execution.context import ToolContext
+from awaken_runtime.execution.executor import execute_single_tool
+from awaken_runtime.execution.resume import cancelled_text, prepare_resume, replace_tool_message
 
 __all__ = [
     "INTERRUPTED_MESSAGE",
-    "ToolHost",
+    "ToolContext",
     "ToolPipeline",
     "prepare_resume",
     "replace_tool_message",
@@ -89,101 +78,18 @@ _STATUS_OF = {
 }
 
 
-class ToolHost(Protocol):
-    """What the pipeline needs from the running loop."""
-
-    store: StateStore
-    phase: PhaseRuntime
-    env: ExecutionEnv
-    sink: EventSink
-    identity: RunIdentity
-    spec: AgentSpec
-    tools: dict[str, Tool]
-    executor: ToolExecutor
-    canceller: RunCanceller
-    messages: list[Message]
-    token: CancellationToken | None
-
-    def phase_ctx(self, phase: Phase, **extra: Any) -> PhaseContext:
-        """A phase context over the current snapshot."""
-        ...
-
-
-def prepare_resume(store: StateStore, decisions: Sequence[tuple[str, ToolCallResume]]) -> None:
-    """Mark the targeted suspended calls ``resuming`` (resume) or ``cancelled`` (cancel).
-
-    A target is a call id or a suspension id; an unknown target raises ``UnknownKey``. With
-    ``pass_decision_to_tool`` the decision's result becomes the call's new arguments.
-    """
-    if not decisions:
-        return
-    states = store.snapshot().get(ToolCallStatesKey) or ToolCallStatesMap()
-    batch = MutationBatch()
-    now = now_ms()
-    for target, resume in decisions:
-        state = states.calls.get(target)
-        if state is None:
-            state = next((s for s in states.calls.values() if s.suspension_id == target), None)
-        if state is None:
-            raise UnknownKey(f"tool call or suspension {target} not found")
-        if resume.action is ResumeDecisionAction.RESUME:
-            status = ToolCallStatus.RESUMING
-            arguments = (
-                resume.result
-                if state.resume_mode is ToolCallResumeMode.PASS_DECISION_TO_TOOL
-                else state.arguments
-            )
-        else:
-            status = ToolCallStatus.CANCELLED
-            arguments = state.arguments
-        batch.update(
-            ToolCallStatesKey,
-            PutToolCallState(
-                ToolCallState(
-                    call_id=state.call_id,
-                    tool_name=state.tool_name,
-                    arguments=arguments,
-                    status=status,
-                    updated_at=now,
-                    resume_mode=state.resume_mode,
-                    suspension_id=state.suspension_id,
-                    suspension_reason=state.suspension_reason,
-                    resume_input=resume,
-                )
-            ),
-        )
-    store.commit(batch)
-
-
-def replace_tool_message(messages: list[Message], message: Message) -> None:
-    """Put a tool message in place of an earlier answer to the same call, else append it
-    (after a resume exactly one tool message answers each call)."""
-    call_id = message.tool_call_id
-    for index in range(len(messages) - 1, -1, -1):
-        existing = messages[index]
-        if existing.role is Role.TOOL and existing.tool_call_id == call_id:
-            messages[index] = message
-            return
-    messages.append(message)
-
-
-def _cancelled_text(name: str, resume: ToolCallResume) -> str:
-    text = f"Tool '{name}' was cancelled by the user"
-    return f"{text}: {resume.reason}" if resume.reason else text
-
-
 class ToolPipeline:
-    """Runs one step's tool calls (and resume replays) for a :class:`ToolHost`."""
+    """Runs one step's tool calls (and resume replays) in a :class:`ToolContext`."""
 
-    __slots__ = ("host",)
+    __slots__ = ("ctx",)
 
-    def __init__(self, host: ToolHost) -> None:
-        self.host = host
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
 
     # ------------------------------------------------------------------ step batch
     async def run_calls(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
         """Run a step's calls; returns ``(block reason or None, any call suspended)``."""
-        host = self.host
+        host = self.ctx
         if host.executor.requires_incremental_state():
             return await self._run_sequential(calls)
         return await self._run_parallel(calls)
@@ -191,7 +97,7 @@ class ToolPipeline:
     async def _run_sequential(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
         suspended = False
         for index, call in enumerate(calls):
-            if self.host.canceller.is_cancelled:
+            if self.ctx.canceller.is_cancelled:
                 await self._backfill(calls[index:], CANCELLED_MESSAGE)
                 return None, suspended
             decision = await self._intercept(call, None)
@@ -212,7 +118,7 @@ class ToolPipeline:
         return None, suspended
 
     async def _run_parallel(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
-        host = self.host
+        host = self.ctx
         suspended = False
         blocked: str | None = None
         allowed: list[ToolCall] = []
@@ -253,7 +159,7 @@ class ToolPipeline:
     # ------------------------------------------------------------------ resume
     async def replay_resumed(self) -> None:
         """Report cancelled decisions and re-run resuming calls (sorted by call id)."""
-        host = self.host
+        host = self.ctx
         states = host.store.snapshot().get(ToolCallStatesKey)
         if states is None or not states.calls:
             return
@@ -268,7 +174,7 @@ class ToolPipeline:
             )
             await host.sink.emit(ToolCallResumed(target_id=state.call_id, result=payload))
             replace_tool_message(
-                host.messages, Message.tool(state.call_id, _cancelled_text(state.tool_name, resume))
+                host.messages, Message.tool(state.call_id, cancelled_text(state.tool_name, resume))
             )
             host.store.commit(
                 MutationBatch().update(
@@ -304,7 +210,7 @@ class ToolPipeline:
 
     def suspended_calls(self) -> list[ToolCallState]:
         """Calls currently waiting for a decision."""
-        states = self.host.store.snapshot().get(ToolCallStatesKey)
+        states = self.ctx.store.snapshot().get(ToolCallStatesKey)
         return [] if states is None else states.with_status(ToolCallStatus.SUSPENDED)
 
     # ------------------------------------------------------------------ internals
@@ -324,7 +230,7 @@ class ToolPipeline:
     async def _intercept(
         self, call: ToolCall, state: ToolCallState | None
     ) -> ToolInterceptPayload | None:
-        host = self.host
+        host = self.ctx
         env = host.env
         store = host.store
         gates = env.tool_gate_hooks
@@ -384,7 +290,7 @@ class ToolPipeline:
         return await self._complete(call, decision.result, None, state)
 
     def _tool_ctx(self, call: ToolCall, state: ToolCallState | None) -> ToolCallContext:
-        host = self.host
+        host = self.ctx
         resuming = state is not None and state.status is ToolCallStatus.RESUMING
         return ToolCallContext(
             call.id,
@@ -403,7 +309,7 @@ class ToolPipeline:
         self, call: ToolCall, state: ToolCallState | None
     ) -> ToolCallOutcome | None:
         """Execute one allowed call and complete it; ``None`` when cancelled mid-way."""
-        host = self.host
+        host = self.ctx
         ctx = self._tool_ctx(call, state)
         try:
             output: ToolOutput = await host.canceller.race(
@@ -432,7 +338,7 @@ class ToolPipeline:
         run_after_hooks: bool = True,
         message: str | None = None,
     ) -> ToolCallOutcome:
-        host = self.host
+        host = self.ctx
         outcome = result.outcome()
         ticket = result.suspension
         resume_mode = (

@@ -1,20 +1,24 @@
-"""Inputs and outputs of one agent loop: :class:`AgentLoopParams` and :class:`AgentRunResult`."""
+"""Inputs of one agent loop: :class:`AgentLoopParams` (the result type, :class:`AgentRunResult`,
+lives in ``awaken_contract.runtime``)."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
-from awaken_contract.contract.inference import TokenUsage
-from awaken_contract.contract.lifecycle import TerminationKind, TerminationReason
 from awaken_contract.contract.message import Message
-from awaken_contract.contract.storage import RunRecord, RunRequestSnapshot, ThreadRunStore
-from awaken_contract.contract.suspension import ToolCallResume
+from awaken_contract.contract.storage import (
+    ProfileStore,
+    RunRecord,
+    RunRequestSnapshot,
+    ThreadRunStore,
+)
 from awaken_contract.contract.tool import ToolDescriptor
+from awaken_contract.runtime import AgentRunResult, DecisionBatch
 
 if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
@@ -28,26 +32,39 @@ __all__ = [
     "AgentRunResult",
     "ControlMessage",
     "DecisionBatch",
+    "Decisions",
+    "Inbox",
     "decisions_message",
     "inbox_message",
 ]
 
-#: A batch of decisions: ``(call id or suspension id, decision)`` pairs.
-DecisionBatch = list[tuple[str, ToolCallResume]]
 
-#: What flows through a live run's control channel: ``("decisions", DecisionBatch)`` or
-#: ``("messages", list[Message])``.
-ControlMessage = tuple[str, Any]
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """A control-channel entry: decisions for the run's suspended calls."""
+
+    batch: DecisionBatch
+
+
+@dataclass(frozen=True, slots=True)
+class Inbox:
+    """A control-channel entry: messages that join the conversation at the next boundary."""
+
+    messages: list[Message]
+
+
+#: What flows through a live run's control channel.
+ControlMessage = Decisions | Inbox
 
 
 def decisions_message(batch: DecisionBatch) -> ControlMessage:
     """A control-channel entry carrying decisions."""
-    return ("decisions", list(batch))
+    return Decisions(list(batch))
 
 
 def inbox_message(messages: list[Message]) -> ControlMessage:
     """A control-channel entry carrying messages for the running agent."""
-    return ("messages", list(messages))
+    return Inbox(list(messages))
 
 
 @dataclass(slots=True)
@@ -59,6 +76,7 @@ class AgentLoopParams:
     it a suspended run ends with termination ``suspended``. ``decisions`` are applied before
     the loop starts (resuming a waiting run). ``canceller`` (optional) races the run's awaits
     against ``cancellation_token``; by default one is made that watches the token.
+    ``profile_store`` (optional) is offered to hooks as ``ctx.profile``.
     """
 
     resolver: AgentResolver
@@ -80,25 +98,4 @@ class AgentLoopParams:
     resolved: ResolvedAgent | None = None
     wait_for_decisions: bool = True
     canceller: RunCanceller | None = None
-
-
-@dataclass(slots=True)
-class AgentRunResult:
-    """What a run returns: the final response text, step count, termination, ids and usage."""
-
-    response: str
-    steps: int
-    termination: TerminationReason
-    run_id: str
-    thread_id: str
-    usage: TokenUsage | None = None
-
-    @property
-    def is_suspended(self) -> bool:
-        """True when the run is parked waiting for decisions."""
-        return self.termination.type is TerminationKind.SUSPENDED
-
-    @property
-    def is_success(self) -> bool:
-        """True when the run ended naturally."""
-        return self.termination.type is TerminationKind.NATURAL_END
+    profile_store: ProfileStore | None = None

@@ -1,7 +1,8 @@
 """``AgentRuntime``: runs agents and controls live runs.
 
-``run(request, sink)`` prepares a run — agent id, run id (new, hinted, or the thread's waiting
-run when resuming), a fresh state store with the thread's Thread-scoped state, the thread's
+``run(request, sink)`` prepares a run — its :class:`RunPlan` (the request's, planned by the
+mailbox at submission, else planned here: agent id, run id new, hinted, or the thread's
+waiting run when resuming), a fresh state store with the thread's Thread-scoped state, the thread's
 history (cleaned of abandoned and unpaired tool calls) plus the new messages — registers it as
 the thread's active run and drives the agent loop. ``stream(request)`` yields the same events
 as an async iterator. Live runs are controlled by id: ``cancel``, ``send_decision(s)``,
@@ -13,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 from awaken_contract.actions import ClearToolCallStates, ToolCallStatesKey
 from awaken_contract.contract.event import AgentEvent
@@ -22,7 +22,9 @@ from awaken_contract.contract.event_sink import ChannelEventSink, EventSink, Nul
 from awaken_contract.contract.identity import RunIdentity, RunOrigin
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest, RunRequestOrigin
+from awaken_contract.contract.run_plan import RunPlan, find_waiting_run
 from awaken_contract.contract.storage import (
+    ProfileStore,
     RunDecision,
     RunRecord,
     RunRequestSnapshot,
@@ -30,8 +32,10 @@ from awaken_contract.contract.storage import (
 )
 from awaken_contract.contract.storage import RunRequestOrigin as StoredOrigin
 from awaken_contract.contract.suspension import ToolCallResume, ToolCallStatus
-from awaken_contract.errors import InvalidResume, ResolveError, ResolveFailed
+from awaken_contract.errors import AwakenError, InvalidResume, ResolveError, ResolveFailed
 from awaken_contract.ids import new_id
+from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.runtime import AgentRunResult, DecisionBatch
 from awaken_contract.state import MutationBatch, UnknownKeyPolicy
 
 from awaken_runtime.loop_runner.history import (
@@ -40,17 +44,12 @@ from awaken_runtime.loop_runner.history import (
     supersede_suspended_calls,
 )
 from awaken_runtime.loop_runner.loop import run_agent_loop
-from awaken_runtime.loop_runner.params import (
-    AgentLoopParams,
-    AgentRunResult,
-    DecisionBatch,
-    decisions_message,
-    inbox_message,
-)
+from awaken_runtime.loop_runner.params import AgentLoopParams, decisions_message, inbox_message
 from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
 from awaken_runtime.runtime.active_registry import ActiveRunRegistry, RunHandle
+from awaken_runtime.runtime.completion import Decider, run_to_completion
 from awaken_runtime.state.store import StateStore
 
 __all__ = ["AgentRuntime"]
@@ -65,7 +64,10 @@ _ACTIVE_AGENT_KEY = "__runtime.active_agent"
 
 
 class AgentRuntime:
-    """Runs agents resolved by ``resolver``; persists through ``thread_run_store`` if set."""
+    """Runs agents resolved by ``resolver``; persists through ``thread_run_store`` if set.
+
+    Implements :class:`awaken_contract.runtime.AgentRuntimeApi`, the server's view of it.
+    """
 
     def __init__(
         self,
@@ -73,7 +75,7 @@ class AgentRuntime:
         *,
         registries: RegistrySet | None = None,
         thread_run_store: ThreadRunStore | None = None,
-        profile_store: Any = None,
+        profile_store: ProfileStore | None = None,
     ) -> None:
         self.resolver = resolver
         self.registries = registries
@@ -98,12 +100,18 @@ class AgentRuntime:
         carries decisions (possibly from another process sharing the store).
         """
         store = self.thread_run_store
-        agent_id = request.agent_id or await self._infer_agent_id(request.thread_id)
+        plan = request.plan
+        agent_id = (plan.agent_id if plan is not None else request.agent_id) or (
+            await self._infer_agent_id(request.thread_id)
+        )
         try:
             agent = self.resolver.resolve(agent_id)
         except ResolveError as exc:
             raise ResolveFailed(str(exc)) from exc
-        run_id, continuation, previous = await self._pick_run_id(request)
+        if plan is None:
+            plan = await self._plan(request, agent_id)
+        run_id, continuation = plan.run_id, plan.resumes
+        previous = await self._planned_run(plan)
         handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
         self.active_runs.register(handle)
         try:
@@ -130,6 +138,7 @@ class AgentRuntime:
                 transport_request_id=request.transport_request_id,
                 run_mode=request.run_mode,
                 adapter=request.adapter,
+                trace_parent=request.trace_parent,
             )
             params = AgentLoopParams(
                 resolver=self.resolver,
@@ -151,6 +160,7 @@ class AgentRuntime:
                 request_snapshot=self._snapshot(request, len(history)) if store else None,
                 resolved=agent,
                 wait_for_decisions=wait_for_decisions,
+                profile_store=self.profile_store,
             )
             return await run_agent_loop(params)
         finally:
@@ -191,11 +201,9 @@ class AgentRuntime:
         request: RunRequest,
         sink: EventSink | None = None,
         *,
-        decide: Any = None,
+        decide: Decider | None = None,
     ) -> AgentRunResult:
         """Run ``request`` answering every suspension inline; see :func:`run_to_completion`."""
-        from awaken_runtime.runtime.completion import run_to_completion
-
         return await run_to_completion(self, request, sink, decide=decide)
 
     # ------------------------------------------------------------------ control plane
@@ -262,6 +270,20 @@ class AgentRuntime:
         """Resolve an agent (raises ``ResolveError``)."""
         return self.resolver.resolve(agent_id)
 
+    def agents(self) -> Mapping[str, AgentSpec]:
+        """The registered agent specs by id (empty without registries)."""
+        if self.registries is None:
+            return {}
+        return dict(self.registries.agents.items())
+
+    def can_resolve(self, agent_id: str) -> bool:
+        """True when ``agent_id`` resolves to a runnable agent."""
+        try:
+            self.resolver.resolve(agent_id)
+        except AwakenError:
+            return False
+        return True
+
     # ------------------------------------------------------------------ preparation
     async def _latest_run(self, request: RunRequest) -> RunRecord | None:
         store = self.thread_run_store
@@ -298,51 +320,41 @@ class AgentRuntime:
                 return local[0]  # the only runnable agent
         return "default"
 
-    async def _pick_run_id(self, request: RunRequest) -> tuple[str, bool, RunRecord | None]:
-        """``(run id, is continuation, previous record)`` by the spec's rules."""
+    async def _plan(self, request: RunRequest, agent_id: str) -> RunPlan:
+        """The run a request without a plan executes, by the spec's rules: the run it
+        continues, its hinted run id, the thread's waiting run, else a new run."""
         store = self.thread_run_store
         if request.continue_run_id:
-            run_id = request.continue_run_id
-            if store is None:
-                raise InvalidResume(f"continue_run_id '{run_id}' requires run storage")
-            record = await store.load_run(run_id)
-            if record is None:
-                raise InvalidResume(
-                    f"continue_run_id '{run_id}' does not reference an existing run"
-                )
-            return run_id, True, record
+            return RunPlan(agent_id=agent_id, run_id=request.continue_run_id, resumes=True)
         hint = (request.run_id_hint or "").strip()
         if hint:
-            record = await store.load_run(hint) if store is not None else None
-            if record is not None and record.status.value != "created":
-                raise InvalidResume(f"run_id_hint '{hint}' already exists as a run")
-            return hint, False, None
+            return RunPlan(agent_id=agent_id, run_id=hint)
         if request.dispatch_id_hint:
             dispatch = request.dispatch_id_hint
             if store is not None and await store.load_run(dispatch) is not None:
                 raise InvalidResume(f"dispatch_id_hint '{dispatch}' already exists as a run")
-            return dispatch, False, None
+            return RunPlan(agent_id=agent_id, run_id=dispatch)
         if store is not None:
-            waiting = await self._waiting_run(request.thread_id)
+            waiting = await find_waiting_run(store, request.thread_id)
             if waiting is not None:
-                return waiting.run_id, True, waiting
-        return new_id(), False, None
+                return RunPlan.resume(waiting, agent_id)
+        return RunPlan(agent_id=agent_id, run_id=new_id())
 
-    async def _waiting_run(self, thread_id: str) -> RunRecord | None:
+    async def _planned_run(self, plan: RunPlan) -> RunRecord | None:
+        """Check a submitted plan against the store; the record it resumes."""
         store = self.thread_run_store
-        assert store is not None
-        thread = await store.load_thread(thread_id)
-        if thread is not None and thread.open_run_id:
-            record = await store.load_run(thread.open_run_id)
-            if (
-                record is not None
-                and record.thread_id == thread_id
-                and record.is_resumable_waiting()
-            ):
-                return record
-        latest = await self._latest_run(RunRequest(thread_id))
-        if latest is not None and latest.is_resumable_waiting():
-            return latest
+        if plan.resumes:
+            if store is None:
+                raise InvalidResume(f"continue_run_id '{plan.run_id}' requires run storage")
+            record = await store.load_run(plan.run_id)
+            if record is None:
+                raise InvalidResume(
+                    f"continue_run_id '{plan.run_id}' does not reference an existing run"
+                )
+            return record
+        record = await store.load_run(plan.run_id) if store is not None else None
+        if record is not None and record.status.value != "created":
+            raise InvalidResume(f"run_id_hint '{plan.run_id}' already exists as a run")
         return None
 
     @staticmethod

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 from awaken_contract.contract.event import AgentEvent, RunFinish, ToolCallDone
 from awaken_contract.contract.event_sink import EventSink
@@ -16,10 +15,7 @@ from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.suspension import ToolCallOutcome, ToolCallResume
 from awaken_contract.contract.tool import ToolResult
-
-if TYPE_CHECKING:
-    from awaken_runtime.loop_runner.params import AgentRunResult
-    from awaken_runtime.runtime.agent_runtime import AgentRuntime
+from awaken_contract.runtime import AgentRunResult, AgentRuntimeApi
 
 __all__ = ["Decider", "approve_all", "run_to_completion"]
 
@@ -36,7 +32,7 @@ class _AnsweringSink(EventSink):
     """Forwards events and answers suspensions through the runtime's decision channel."""
 
     def __init__(
-        self, runtime: AgentRuntime, thread_id: str, inner: EventSink | None, decide: Decider
+        self, runtime: AgentRuntimeApi, thread_id: str, inner: EventSink | None, decide: Decider
     ) -> None:
         self.runtime = runtime
         self.thread_id = thread_id
@@ -80,7 +76,7 @@ class _AnsweringSink(EventSink):
 
 
 async def run_to_completion(
-    runtime: AgentRuntime,
+    runtime: AgentRuntimeApi,
     request: RunRequest,
     sink: EventSink | None = None,
     *,

@@ -16,10 +16,13 @@ from awaken_contract.contract.identity import AdapterKind, RunMode
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.request import RunRequestOrigin as RequestOrigin
+from awaken_contract.contract.run_plan import RunPlan
 from awaken_contract.contract.storage import RunRequestOrigin
 from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.registry_spec import InferenceOverride
+
+from awaken_server.trace_context import incoming_trace_parent
 
 __all__ = ["JobExtras", "RunSubmission"]
 
@@ -34,6 +37,7 @@ class JobExtras(msgspec.Struct, omit_defaults=True):
     run_id_hint: str | None = None
     parent_thread_id: str | None = None
     transport_request_id: str | None = None
+    trace_parent: str | None = None
     run_mode: RunMode = RunMode.FOREGROUND
     adapter: AdapterKind = AdapterKind.INTERNAL
 
@@ -59,6 +63,8 @@ class RunSubmission:
     parent_run_id: str | None = None
     parent_thread_id: str | None = None
     transport_request_id: str | None = None
+    trace_parent: str | None = field(default_factory=incoming_trace_parent)
+    """W3C ``traceparent`` of the HTTP request that submitted the run."""
 
     def extras(self, run_mode: RunMode) -> JobExtras:
         """The durable extras of this submission."""
@@ -73,6 +79,7 @@ class RunSubmission:
             run_id_hint=self.run_id_hint,
             parent_thread_id=self.parent_thread_id,
             transport_request_id=self.transport_request_id,
+            trace_parent=self.trace_parent,
             run_mode=run_mode,
             adapter=self.adapter,
         )
@@ -102,9 +109,7 @@ def extras_to_builtins(extras: JobExtras) -> Any | None:
 def build_request(
     *,
     thread_id: str,
-    run_id: str,
-    continuation: bool,
-    agent_id: str,
+    plan: RunPlan,
     messages: list[Message],
     messages_already_persisted: bool,
     origin: RunRequestOrigin,
@@ -113,11 +118,11 @@ def build_request(
     dispatch_id: str,
     session_id: str,
 ) -> RunRequest:
-    """The runtime request a worker executes for a job."""
+    """The runtime request a worker executes for a job: the job's input under ``plan``."""
     request = RunRequest(
         thread_id=thread_id,
         messages=list(messages),
-        agent_id=agent_id or None,
+        agent_id=plan.agent_id or None,
         messages_already_persisted=messages_already_persisted,
         decisions=list(extras.decisions),
         frontend_tools=list(extras.frontend_tools),
@@ -129,11 +134,9 @@ def build_request(
         dispatch_id=dispatch_id,
         session_id=session_id,
         transport_request_id=extras.transport_request_id,
+        trace_parent=extras.trace_parent,
+        plan=plan,
     )
-    if continuation:
-        request.continue_run_id = run_id
-    else:
-        request.run_id_hint = run_id
     if extras.overrides:
         request.overrides = InferenceOverride.model_validate(extras.overrides)
     return request

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import enum
 from dataclasses import dataclass, field
-from typing import Any
 
 from awaken_contract.contract.event import (
     AgentEvent,
@@ -17,6 +16,7 @@ from awaken_contract.contract.event import (
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.suspension import ToolCallOutcome
+from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.metrics import ServerMetrics
@@ -42,7 +42,7 @@ class ThreadWorker:
     job_id: str | None = None
     claim_token: str | None = None
     run_id: str | None = None
-    runtime: Any = None
+    runtime: AgentRuntimeApi | None = None
     sink: ReconnectableEventSink | None = None
     task: asyncio.Task[None] | None = None
     suspended: bool = False

@@ -6,45 +6,31 @@ agents are only delegates). "Runnable" means the runtime can resolve the agent.
 
 from __future__ import annotations
 
-from typing import Any
-
-from awaken_contract.errors import AwakenError
 from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.runtime import AgentRuntimeApi
 
 __all__ = ["agent_spec", "default_agent", "is_runnable", "local_agent_ids"]
 
 
-def _specs(runtime: Any) -> dict[str, AgentSpec]:
-    registries = getattr(runtime, "registries", None)
-    agents = getattr(registries, "agents", None)
-    if agents is None:
-        return {}
-    return dict(agents.items())
-
-
-def agent_spec(runtime: Any, agent_id: str) -> AgentSpec | None:
+def agent_spec(runtime: AgentRuntimeApi, agent_id: str) -> AgentSpec | None:
     """The registered spec of ``agent_id``."""
-    return _specs(runtime).get(agent_id)
+    return runtime.agents().get(agent_id)
 
 
-def local_agent_ids(runtime: Any) -> list[str]:
+def local_agent_ids(runtime: AgentRuntimeApi) -> list[str]:
     """Ids of the registered local agents, sorted."""
-    return sorted(i for i, spec in _specs(runtime).items() if spec.endpoint is None)
+    return sorted(i for i, spec in runtime.agents().items() if spec.endpoint is None)
 
 
-def is_runnable(runtime: Any, agent_id: str) -> bool:
+def is_runnable(runtime: AgentRuntimeApi, agent_id: str) -> bool:
     """True when ``agent_id`` is a local agent the runtime resolves."""
     spec = agent_spec(runtime, agent_id)
     if spec is None or spec.endpoint is not None:
         return False
-    try:
-        runtime.resolve(agent_id)
-    except AwakenError:
-        return False
-    return True
+    return runtime.can_resolve(agent_id)
 
 
-def default_agent(runtime: Any, preferred: str = "default") -> str | None:
+def default_agent(runtime: AgentRuntimeApi, preferred: str = "default") -> str | None:
     """``preferred`` when runnable, else the alphabetically first runnable agent."""
     if is_runnable(runtime, preferred):
         return preferred

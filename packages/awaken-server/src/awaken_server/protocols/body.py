@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from awaken_server.protocols.errors import ProtocolRequestError
+from awaken_server.wire import edge_id
 
 
 def body_messages(body: Any) -> tuple[dict[str, Any], list[Any]]:
@@ -24,12 +25,16 @@ def body_messages(body: Any) -> tuple[dict[str, Any], list[Any]]:
 
 
 def optional_id(body: dict[str, Any], *keys: str) -> str | None:
-    """The first non-null of ``keys``, trimmed (blank → ``None``); 400 if it is not a string."""
+    """The first non-null of ``keys``, trimmed (blank → ``None``); 400 if it is not a string
+    or breaks the shared id rule."""
     for key in keys:
         value = body.get(key)
         if value is None:
             continue
         if not isinstance(value, str):
             raise ProtocolRequestError(f"{keys[0]} must be a string")
-        return value.strip() or None
+        value = value.strip()
+        if not value:
+            return None
+        return edge_id(value, keys[0])
     return None

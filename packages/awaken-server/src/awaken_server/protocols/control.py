@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from awaken_server.app import state_of
 from awaken_server.run_control import cancel_response, interrupt_response
+from awaken_server.state import state_of
 
 
 async def cancel_thread(request: Request) -> Response:

@@ -9,7 +9,7 @@ from awaken_contract.contract.message import Message
 from starlette.requests import Request
 
 from awaken_server.errors import BadRequest
-from awaken_server.wire import page_params
+from awaken_server.wire import page_params, parse_offset
 
 T = TypeVar("T")
 
@@ -31,9 +31,10 @@ def page(items: Sequence[T], request: Request) -> dict[str, Any]:
     offset, limit = page_params(request)
     cursor = request.query_params.get("cursor")
     if cursor is not None and cursor.strip():
-        if not cursor.strip().isdigit():
+        parsed = parse_offset(cursor)
+        if parsed is None:
             raise BadRequest("cursor must be an unsigned integer offset")
-        offset = int(cursor.strip())
+        offset = parsed
     total = len(items)
     start = min(offset, total)
     chunk = list(items[start : start + limit])

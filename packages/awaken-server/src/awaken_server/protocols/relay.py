@@ -17,14 +17,13 @@ from awaken_contract.codec import encode_json
 from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import TerminationKind
-from awaken_contract.contract.storage import RunRecord
+from awaken_contract.contract.run_plan import find_waiting_run
 from awaken_contract.contract.suspension import ToolCallResume
 from starlette.responses import Response, StreamingResponse
 
-from awaken_server.app import AppState
 from awaken_server.mailbox.submission import RunSubmission
-from awaken_server.runtime_port import runtime_send_decision
 from awaken_server.sse import RunEventHub, sse_response
+from awaken_server.state import AppState
 
 Frame = dict[str, Any]
 
@@ -132,7 +131,7 @@ async def deliver_live(
     accepted = False
     if state.mailbox.reconnect_sink(thread_id, sink):
         for target, resume in decisions:
-            delivered = await runtime_send_decision(state.runtime, run_id, target, resume)
+            delivered = state.runtime.send_decision(run_id, target, resume)
             accepted = delivered or accepted
     if not accepted:
         hub.close()
@@ -144,39 +143,10 @@ def empty_stream(headers: dict[str, str]) -> Response:
     return Response(b"", media_type="text/event-stream", headers=headers)
 
 
-async def waiting_run(state: AppState, thread_id: str) -> RunRecord | None:
-    """The run of ``thread_id`` that waits for decisions: its open run, else its latest run."""
-    thread = await state.store.load_thread(thread_id)
-    candidates: list[RunRecord] = []
-    if thread is not None and thread.open_run_id:
-        run = await state.store.load_run(thread.open_run_id)
-        if run is not None:
-            candidates.append(run)
-    latest = await state.store.latest_run(thread_id)
-    if latest is not None:
-        candidates.append(latest)
-    for run in candidates:
-        if run.waiting is not None and waiting_targets_of(run):
-            return run
-    return None
-
-
-def waiting_targets_of(run: RunRecord) -> set[str]:
-    """Ids a decision may address on ``run``: ticket ids and their tool-call ids."""
-    if run.waiting is None:
-        return set()
-    targets = set(run.waiting.ticket_ids)
-    for ticket in run.waiting.tickets:
-        targets.add(ticket.ticket_id)
-        targets.add(ticket.tool_call_id)
-    targets.discard("")
-    return targets
-
-
 async def waiting_targets(state: AppState, thread_id: str) -> set[str]:
     """Decision targets of the thread's waiting run (empty when nothing waits)."""
-    run = await waiting_run(state, thread_id)
-    return set() if run is None else waiting_targets_of(run)
+    run = await find_waiting_run(state.store, thread_id)
+    return set() if run is None else run.decision_targets()
 
 
 async def stored_message_ids(state: AppState, thread_id: str) -> set[str]:

@@ -7,9 +7,9 @@ from awaken_contract.contract.storage import RunRecord, Thread
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
-from awaken_server.app import AppState
 from awaken_server.errors import BadRequest, NotFound
 from awaken_server.sse import RunEventHub, sse_response
+from awaken_server.state import AppState
 
 __all__ = ["load_run", "load_thread", "status_filter", "stream_hub"]
 

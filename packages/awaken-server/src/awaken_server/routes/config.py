@@ -16,10 +16,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
 from awaken_server.config_manager import NAMESPACES, ConfigRuntimeManager, namespace_model
 from awaken_server.errors import ApiError, BadRequest, Conflict, NotFound
-from awaken_server.wire import json_response, page_params, read_json
+from awaken_server.security.admin import admin_gate_of
+from awaken_server.security.provider_docs import check_provider_doc
+from awaken_server.state import AppState, state_of
+from awaken_server.wire import edge_id, json_response, page_params, read_json
 
 __all__ = ["config_routes"]
 
@@ -63,6 +65,9 @@ def redact(namespace: str, doc: Any) -> Any:
         key = out.pop("api_key", None)
         if key:
             out["has_api_key"] = True
+        headers = out.pop("headers", None)
+        if headers:
+            out["header_keys"] = sorted(headers)
     elif namespace == "mcp-servers":
         env = out.pop("env", None)
         if env:
@@ -71,24 +76,22 @@ def redact(namespace: str, doc: Any) -> Any:
     return out
 
 
+_SECRET_FIELDS = {"providers": ("api_key", "headers"), "mcp-servers": ("env",)}
+"""Fields never answered; a PUT without them keeps the stored value."""
+_DISPLAY_FIELDS = {
+    "providers": ("has_api_key", "header_keys"),
+    "mcp-servers": ("has_env", "env_keys"),
+}
+"""What :func:`redact` answers in their place (ignored on writes)."""
+
+
 def _normalize(namespace: str, doc: dict[str, Any], previous: Any, is_put: bool) -> dict[str, Any]:
-    out = dict(doc)
-    if namespace == "providers":
-        out.pop("has_api_key", None)
-        if "api_key" in out and out["api_key"] in ("", None):
-            out.pop("api_key")
-        elif (
-            "api_key" not in out
-            and is_put
-            and isinstance(previous, dict)
-            and previous.get("api_key")
-        ):
-            out["api_key"] = previous["api_key"]
-    elif namespace == "mcp-servers":
-        out.pop("has_env", None)
-        out.pop("env_keys", None)
-        if "env" not in out and is_put and isinstance(previous, dict) and previous.get("env"):
-            out["env"] = previous["env"]
+    out = {k: v for k, v in doc.items() if k not in _DISPLAY_FIELDS.get(namespace, ())}
+    for key in _SECRET_FIELDS.get(namespace, ()):
+        if key in out and out[key] in ("", None):
+            out.pop(key)
+        elif key not in out and is_put and isinstance(previous, dict) and previous.get(key):
+            out[key] = previous[key]
     return out
 
 
@@ -143,6 +146,7 @@ async def _write(request: Request, *, is_put: bool) -> Response:
             body = {**body, "id": body_id}
         else:
             raise BadRequest("missing 'id' field in body")
+    edge_id(body_id, "id")
     doc_id = request.path_params["id"] if is_put else body_id
     if is_put and body_id != doc_id:
         raise BadRequest(f"invalid payload: path id '{doc_id}' does not match body id '{body_id}'")
@@ -152,6 +156,13 @@ async def _write(request: Request, *, is_put: bool) -> Response:
             raise Conflict(f"conflict: {namespace}/{doc_id} already exists")
         doc = _normalize(namespace, body, previous, is_put)
         _validate(namespace, doc)
+        if namespace == "providers":
+            check_provider_doc(
+                doc,
+                previous,
+                patterns=state.config.security.api_key_env_patterns,
+                is_admin=admin_gate_of(request).is_admin(request.scope),
+            )
         await store.put(namespace, doc_id, doc)
         try:
             state.runtime = await manager.apply()

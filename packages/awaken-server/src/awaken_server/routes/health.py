@@ -8,8 +8,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import state_of
 from awaken_server.metrics import METRICS_CONTENT_TYPE
+from awaken_server.state import state_of
 from awaken_server.wire import json_response
 
 __all__ = ["health_routes"]

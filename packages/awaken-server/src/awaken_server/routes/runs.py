@@ -7,17 +7,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import state_of
+from awaken_server.agent_lookup import require_agent
 from awaken_server.errors import BadRequest
 from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
-from awaken_server.routes.threads import inject_messages
 from awaken_server.run_control import cancel_response, decision_response
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import parse_last_event_id
+from awaken_server.state import state_of
+from awaken_server.thread_input import inject_messages
 from awaken_server.wire import (
     field,
+    header_safe,
     json_response,
-    optional_str,
+    optional_id,
     page_params,
     parse_input_messages,
     read_json_object,
@@ -40,19 +43,20 @@ async def start_run(request: Request) -> Response:
     """``POST /v1/runs``: foreground submit, streamed as SSE (``id:`` from 0)."""
     state = state_of(request)
     data = await read_json_object(request)
-    agent_id = optional_str(data, "agentId", "agent_id")
+    agent_id = optional_id(data, "agentId", "agent_id")
     if agent_id is None:
         raise BadRequest("agent_id cannot be empty")
+    require_agent(state.runtime, agent_id)
     messages = parse_input_messages(field(data, "messages"))
     submission = RunSubmission(
-        thread_id=optional_str(data, "threadId", "thread_id"),
+        thread_id=optional_id(data, "threadId", "thread_id"),
         messages=messages,
         agent_id=agent_id,
     )
     handle = await state.mailbox.submit(submission)
     response = stream_hub(state, handle.hub, None, handle.reservation)
-    response.headers["x-awaken-run-id"] = handle.run_id
-    response.headers["x-awaken-thread-id"] = handle.thread_id
+    response.headers["x-awaken-run-id"] = header_safe(handle.run_id)
+    response.headers["x-awaken-thread-id"] = header_safe(handle.thread_id)
     return response
 
 
@@ -120,9 +124,9 @@ def run_routes() -> list[BaseRoute]:
     """The ``/v1/runs`` routes."""
     return [
         Route("/v1/runs", list_runs, methods=["GET"]),
-        Route("/v1/runs", start_run, methods=["POST"]),
+        StreamRoute("/v1/runs", start_run, methods=["POST"]),
         Route("/v1/runs/{id}", get_run, methods=["GET"]),
-        Route("/v1/runs/{id}/events", run_events, methods=["GET"]),
+        StreamRoute("/v1/runs/{id}/events", run_events, methods=["GET"]),
         Route("/v1/runs/{id}/inputs", run_inputs, methods=["POST"]),
         Route("/v1/runs/{id}/cancel", cancel_run, methods=["POST"]),
         Route("/v1/runs/{id}/decision", run_decision, methods=["POST"]),

@@ -14,24 +14,24 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
+from awaken_server.agent_lookup import require_agent
 from awaken_server.errors import BadRequest, NotFound, UnprocessableEntity
-from awaken_server.mailbox import RunSubmission, SubmitStatus
+from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_thread, status_filter
 from awaken_server.run_control import cancel_response, decision_response, interrupt_response
+from awaken_server.state import state_of
+from awaken_server.thread_input import inject_messages
 from awaken_server.wire import (
     field,
     json_response,
-    optional_str,
+    optional_id,
     page_params,
     parse_input_messages,
     read_json,
     read_json_object,
 )
 
-__all__ = ["inject_messages", "thread_routes"]
-
-_MODES = {"queue", "live_then_queue", "steer", "interrupt_then_queue", "resume_open_run"}
+__all__ = ["thread_routes"]
 
 
 async def list_threads(request: Request) -> Response:
@@ -129,39 +129,6 @@ async def thread_messages(request: Request) -> Response:
     return json_response(page)
 
 
-async def inject_messages(
-    state: AppState, thread_id: str, messages: list[Message], agent_id: str | None, mode: str
-) -> SubmitStatus:
-    """Deliver input to a thread according to ``mode`` (spec http-api §6.1)."""
-    if mode not in _MODES:
-        raise BadRequest(f"invalid mode: {mode}")
-    mailbox = state.mailbox
-    if mode in ("live_then_queue", "steer"):
-        result = await mailbox.submit_live_then_queue(
-            RunSubmission(thread_id=thread_id, messages=messages, agent_id=agent_id)
-        )
-        return result.status
-    if mode == "interrupt_then_queue":
-        await mailbox.interrupt(thread_id)
-    continue_run_id = None
-    if mode == "resume_open_run":
-        thread = await load_thread(state, thread_id)
-        run = await state.store.load_run(thread.open_run_id) if thread.open_run_id else None
-        if run is None or not run.is_resumable_waiting():
-            raise NotFound(f"run not found: {thread.open_run_id or thread_id}")
-        continue_run_id = run.run_id
-        agent_id = run.agent_id
-    result = await mailbox.submit_background(
-        RunSubmission(
-            thread_id=thread_id,
-            messages=messages,
-            agent_id=agent_id,
-            continue_run_id=continue_run_id,
-        )
-    )
-    return result.status
-
-
 async def post_thread_messages(request: Request) -> Response:
     """``POST /v1/threads/:id/messages`` → 202 ``{"status": "running"|"queued"}``."""
     state = state_of(request)
@@ -171,7 +138,8 @@ async def post_thread_messages(request: Request) -> Response:
     mode = data.get("mode") or "queue"
     if not isinstance(mode, str):
         raise UnprocessableEntity("field 'mode' must be a string")
-    agent_id = optional_str(data, "agentId", "agent_id")
+    agent_id = optional_id(data, "agentId", "agent_id")
+    require_agent(state.runtime, agent_id)
     status = await inject_messages(state, thread.id, messages, agent_id, mode)
     return json_response({"status": status.value, "thread_id": thread.id}, 202)
 

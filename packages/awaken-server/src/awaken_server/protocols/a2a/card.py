@@ -14,6 +14,7 @@ from awaken_server.protocols.a2a.wire import (
     AgentProvider,
     AgentSkill,
 )
+from awaken_server.security.hosts import server_origin
 
 __all__ = ["EXTENDED_CARD_SCHEME", "INPUT_MODES", "OUTPUT_MODES", "build_card", "request_origin"]
 
@@ -30,11 +31,13 @@ def _server_version() -> str:
 
 
 def request_origin(request: Request) -> str:
-    """``scheme://host`` of the request as the client sees it (forwarding headers honoured)."""
-    headers = request.headers
-    scheme = headers.get("x-forwarded-proto", "").split(",")[0].strip() or "http"
-    host = headers.get("x-forwarded-host", "").split(",")[0].strip() or headers.get("host", "")
-    return f"{scheme}://{host.strip() or 'localhost'}"
+    """The base URL cards advertise: ``server.security.public_url`` when configured, else the
+    address of the socket the request arrived on — never the ``Host`` or ``X-Forwarded-*``
+    headers, which any client (or a DNS-rebinding page) chooses."""
+    public_url = request.app.state.awaken.config.security.public_url
+    if public_url:
+        return str(public_url).rstrip("/")
+    return server_origin(request.scope)
 
 
 def build_card(

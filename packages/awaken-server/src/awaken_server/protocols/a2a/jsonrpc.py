@@ -19,7 +19,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from awaken_server.app import state_of
+from awaken_server.errors import ApiError
 from awaken_server.protocols.a2a.card import request_origin
 from awaken_server.protocols.a2a.checks import check_content_type, check_version
 from awaken_server.protocols.a2a.errors import A2aError, JsonRpcCode
@@ -37,6 +37,8 @@ from awaken_server.protocols.a2a.wire import (
     TaskPushNotificationConfigRequest,
 )
 from awaken_server.sse import format_sse_data, sse_response
+from awaken_server.state import state_of
+from awaken_server.wire import decode_json
 
 __all__ = ["JSONRPC_METHODS", "jsonrpc_endpoint"]
 
@@ -158,9 +160,9 @@ JSONRPC_METHODS = frozenset({*_UNARY, *_STREAMING})
 def _envelope(raw: bytes) -> tuple[RequestId, str, Any]:
     """``(id, method, params)`` of a JSON-RPC 2.0 request body."""
     try:
-        body = msgspec.json.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise _RpcFailure(JsonRpcCode.PARSE_ERROR, f"invalid JSON: {exc}") from None
+        body = decode_json(raw)
+    except ApiError as exc:
+        raise _RpcFailure(JsonRpcCode.PARSE_ERROR, exc.message) from None
     if isinstance(body, list):
         raise _RpcFailure(JsonRpcCode.INVALID_REQUEST, "batch requests are not supported")
     if not isinstance(body, dict):

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from urllib.parse import urlparse
 
 import httpx
 import msgspec
-from awaken_contract.ids import new_id
+from awaken_contract.ids import id_problem, new_id
 
 from awaken_server.protocols.a2a.errors import A2aError, FieldViolation
 from awaken_server.protocols.a2a.tasks import TaskService
 from awaken_server.protocols.a2a.wire import PushNotificationConfig, StreamResponse
+from awaken_server.security.push_targets import push_target_problem
 
 __all__ = ["PUSH_KEY", "PushConfigs", "normalize_push_config"]
 
@@ -36,6 +37,9 @@ def normalize_push_config(
     parsed = urlparse(config.url or "")
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         violations.append(("pushNotificationConfig.url", "url must be an absolute http(s) URL"))
+    config_id = (config.id or "").strip()
+    if config_id and (problem := id_problem(config_id)) is not None:
+        violations.append(("pushNotificationConfig.id", f"id {problem}"))
     if config.task_id and config.task_id != task_id:
         violations.append(("pushNotificationConfig.taskId", "taskId must match the task"))
     if config.tenant and tenant and config.tenant != tenant:
@@ -58,10 +62,23 @@ class _Stored(msgspec.Struct):
 class PushConfigs:
     """CRUD over the configs of a thread's tasks, plus delivery drivers."""
 
-    def __init__(self, tasks: TaskService, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self,
+        tasks: TaskService,
+        client: httpx.AsyncClient | None = None,
+        *,
+        allowed_hosts: Sequence[str] = (),
+    ) -> None:
         self.tasks = tasks
         self._client = client
+        self.allowed_hosts = list(allowed_hosts)
         self._drivers: dict[tuple[str, str], asyncio.Task[None]] = {}
+
+    async def check_target(self, config: PushNotificationConfig) -> None:
+        """400 (``pushNotificationConfig.url``) unless the URL is an allowed push target."""
+        problem = await push_target_problem(config.url or "", self.allowed_hosts)
+        if problem is not None:
+            raise A2aError.invalid([("pushNotificationConfig.url", problem)])
 
     async def _load(self, thread_id: str) -> _Stored:
         raw = await self.tasks.read_custom(thread_id, PUSH_KEY)
@@ -142,6 +159,10 @@ class PushConfigs:
             async for frame in frames:
                 current = {c.id for c in await self.list(thread_id, config.task_id or "")}
                 if config.id not in current:
+                    return
+                problem = await push_target_problem(config.url, self.allowed_hosts)
+                if problem is not None:
+                    _log.warning("push to %s refused: %s", config.url, problem)
                     return
                 try:
                     response = await client.post(config.url, content=frame, headers=headers)

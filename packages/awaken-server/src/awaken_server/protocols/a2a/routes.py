@@ -15,8 +15,9 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Scope
 
-from awaken_server.app import state_of
+from awaken_server.errors import ApiError
 from awaken_server.protocols.a2a.card import request_origin
 from awaken_server.protocols.a2a.checks import check_content_type, check_version
 from awaken_server.protocols.a2a.errors import A2aError
@@ -28,7 +29,10 @@ from awaken_server.protocols.a2a.wire import (
     SendMessageRequest,
     StreamResponse,
 )
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import format_sse_data, sse_response
+from awaken_server.state import state_of
+from awaken_server.wire import decode_json, parse_offset
 
 __all__ = ["A2aService", "a2a_routes"]
 
@@ -40,11 +44,10 @@ def _json(value: Any, status: int = 200) -> Response:
 # ---------------------------------------------------------------------- request checks
 async def _body(request: Request, type_: type[Any]) -> Any:
     check_content_type(request)
-    raw = await request.body()
     try:
-        data = msgspec.json.decode(raw or b"null")
-    except msgspec.DecodeError as exc:
-        raise A2aError.invalid_field("body", f"invalid JSON body: {exc}") from None
+        data = decode_json(await request.body() or b"null")
+    except ApiError as exc:
+        raise A2aError.invalid_field("body", exc.message) from None
     if not isinstance(data, dict):
         raise A2aError.invalid_field("body", "invalid JSON body: expected an object")
     try:
@@ -57,12 +60,12 @@ def _int_query(request: Request, name: str, default: int | None) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or not raw.strip():
         return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise A2aError.invalid_field(name, f"{name} must be an integer") from None
-    if value < 0:
+    text = raw.strip()
+    if text.startswith("-") and parse_offset(text[1:]) is not None:
         raise A2aError.invalid_field(name, f"{name} must not be negative")
+    value = parse_offset(text)
+    if value is None:
+        raise A2aError.invalid_field(name, f"{name} must be an integer")
     return value
 
 
@@ -202,10 +205,21 @@ async def public_card(request: Request) -> Response:
     return JSONResponse(msgspec.to_builtins(card))
 
 
+def _opens_stream(scope: Scope) -> bool:
+    path = str(scope.get("path", ""))
+    return scope.get("method") == "POST" and path.endswith((":stream", ":subscribe"))
+
+
 def a2a_routes() -> list[BaseRoute]:
     """The A2A routes: public card, JSON-RPC (``POST /v1/a2a``) and the HTTP+JSON catch-all."""
     return [
         Route("/.well-known/agent-card.json", public_card, methods=["GET"]),
+        # JSON-RPC streams answer text/event-stream, which frees their request slot.
         Route("/v1/a2a", jsonrpc_endpoint, methods=["POST"]),
-        Route("/v1/a2a/{tail:path}", a2a_endpoint, methods=["GET", "POST", "DELETE"]),
+        StreamRoute(
+            "/v1/a2a/{tail:path}",
+            a2a_endpoint,
+            methods=["GET", "POST", "DELETE"],
+            when=_opens_stream,
+        ),
     ]

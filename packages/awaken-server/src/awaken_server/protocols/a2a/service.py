@@ -21,9 +21,8 @@ from awaken_contract.contract.identity import AdapterKind
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord, RunRequestOrigin
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
-from awaken_contract.ids import new_id, now_ms
+from awaken_contract.ids import id_problem, new_id, now_ms
 
-from awaken_server.app import AppState
 from awaken_server.errors import ApiError
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.a2a.card import build_card
@@ -47,6 +46,8 @@ from awaken_server.protocols.a2a.wire import (
     TaskStatusUpdateEvent,
 )
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
+from awaken_server.state import AppState
+from awaken_server.wire import parse_offset
 
 __all__ = ["A2aService", "Accepted", "decision_of", "parse_status"]
 
@@ -101,10 +102,12 @@ def parse_status(raw: str) -> TaskState:
 
 
 def _offset(token: str | None, message: str) -> int:
+    """A ``pageToken`` (an offset; absent → 0)."""
     text = (token or "").strip()
-    if text and not text.isdigit():
+    offset = parse_offset(text) if text else 0
+    if offset is None:
         raise A2aError.invalid_field("pageToken", message)
-    return int(text) if text else 0
+    return offset
 
 
 def _page_size(size: int | None) -> int:
@@ -130,10 +133,10 @@ def decision_of(message: A2aMessage) -> ToolCallResume:
 
 
 def _pending_targets(run: RunRecord | None) -> set[str]:
+    """One target per call the run waits on (answering each call once)."""
     if run is None or run.waiting is None:
         return set()
-    targets = {t.tool_call_id or t.ticket_id for t in run.waiting.tickets}
-    return targets or set(run.waiting.ticket_ids)
+    return set(run.waiting.call_targets())
 
 
 def _validate_send(body: SendMessageRequest, tenant: str | None) -> A2aMessage:
@@ -149,6 +152,14 @@ def _validate_send(body: SendMessageRequest, tenant: str | None) -> A2aMessage:
             violations.append(("message.role", "role must be ROLE_USER"))
         if not message.message_id.strip():
             violations.append(("message.messageId", "messageId is required"))
+        for name, value in (
+            ("message.messageId", message.message_id),
+            ("message.taskId", message.task_id),
+            ("message.contextId", message.context_id),
+        ):
+            problem = id_problem(value.strip()) if value and value.strip() else None
+            if problem is not None:
+                violations.append((name, f"{name.split('.')[-1]} {problem}"))
         if not message.parts:
             violations.append(("message.parts", "at least one part is required"))
         for index, part in enumerate(message.parts):
@@ -193,7 +204,8 @@ class A2aService:
         service = state.extra.get(_EXTRA_KEY)
         if not isinstance(service, A2aService):
             tasks = TaskService(state)
-            service = cls(state, tasks, PushConfigs(tasks))
+            allowed = state.config.security.a2a_push_allowed_hosts
+            service = cls(state, tasks, PushConfigs(tasks, allowed_hosts=allowed))
             state.extra[_EXTRA_KEY] = service
         return service
 
@@ -316,7 +328,9 @@ class A2aService:
         if config is not None:
             push = config.task_push_notification_config or config.push_notification_config
         if push is not None:
-            await self.push.upsert(thread_id, normalize_push_config(push, task_id, tenant))
+            normalized = normalize_push_config(push, task_id, tenant)
+            await self.push.check_target(normalized)
+            await self.push.upsert(thread_id, normalized)
         if existing is not None:
             assert existing.run is not None
             await self._continue(existing.run, message)
@@ -508,6 +522,7 @@ class A2aService:
         """``CreateTaskPushNotificationConfig`` (starts delivery)."""
         ref = await self.task_ref(task_id, tenant)
         normalized = normalize_push_config(config, task_id, self._tenant(tenant))
+        await self.push.check_target(normalized)
         await self.push.upsert(ref.thread_id, normalized)
         await self.start_push(ref)
         return normalized

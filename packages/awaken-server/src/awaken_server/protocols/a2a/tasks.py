@@ -17,7 +17,6 @@ from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunQuery, RunRecord, Thread
 from awaken_contract.contract.suspension import WaitingReason
 
-from awaken_server.app import AppState
 from awaken_server.protocols.a2a.convert import ROLE_AGENT, to_a2a_message
 from awaken_server.protocols.a2a.wire import (
     A2aMessage,
@@ -27,6 +26,7 @@ from awaken_server.protocols.a2a.wire import (
     TaskState,
     TaskStatus,
 )
+from awaken_server.state import AppState
 
 __all__ = [
     "BINDINGS_KEY",

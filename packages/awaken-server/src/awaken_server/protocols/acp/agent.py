@@ -49,6 +49,7 @@ from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
 from awaken_contract.errors import AwakenError
 from awaken_contract.ids import new_id, now_ms
+from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.protocols.acp.encoder import (
     AcpEncoder,
@@ -190,7 +191,7 @@ class _PromptSink(EventSink):
 class AwakenAcpAgent:
     """Implements the ACP agent methods over an Awaken runtime."""
 
-    def __init__(self, runtime: Any, agent_id: str | None = None) -> None:
+    def __init__(self, runtime: AgentRuntimeApi, agent_id: str | None = None) -> None:
         self.runtime = runtime
         self.agent_id = agent_id
         self.sessions: dict[str, _Session] = {}

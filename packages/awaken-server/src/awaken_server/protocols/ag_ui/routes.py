@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
+from awaken_server.agent_lookup import require_agent
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ag_ui.encoder import AgUiEncoder
 from awaken_server.protocols.ag_ui.request import AgUiRunInput, RunAgentInput, decode_run_input
@@ -28,8 +28,9 @@ from awaken_server.protocols.relay import (
     submit_and_stream,
     waiting_targets,
 )
-from awaken_server.runtime_port import runtime_send_messages
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import RunEventHub
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
 AG_UI_STREAM_HEADERS = {
@@ -57,7 +58,7 @@ async def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> R
     if not await deliver_live(state, thread_id, run_id, run.decisions, hub, sink):
         return None
     if run.messages:
-        await runtime_send_messages(state.runtime, run_id, run.messages)
+        state.runtime.send_messages(run_id, run.messages)
     return hub
 
 
@@ -66,6 +67,7 @@ async def _run(
 ) -> Response:
     state = state_of(request)
     body = RunAgentInput.from_json(await read_json(request))
+    require_agent(state.runtime, agent_id or body.agent_id)
     thread_id = thread_id or body.thread_id or new_id()
     stored = await state.store.load_messages(thread_id) or []
     run = decode_run_input(
@@ -121,9 +123,9 @@ async def thread_messages(request: Request) -> Response:
 def ag_ui_routes() -> list[BaseRoute]:
     """Every AG-UI route."""
     return [
-        Route("/v1/ag-ui/run", run, methods=["POST"]),
-        Route("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
-        Route("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/run", run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
     ]

@@ -61,10 +61,19 @@ def _part_block(part: Any) -> AnyContentBlock | None:
     return None
 
 
+def message_parts(message: dict[str, Any]) -> list[Any]:
+    """The ``parts`` of a UI message (absent → none; not an array → 400)."""
+    parts = message.get("parts")
+    if parts is None:
+        return []
+    if not isinstance(parts, list):
+        raise ProtocolRequestError("message parts must be an array")
+    return parts
+
+
 def ui_message_blocks(message: dict[str, Any]) -> list[AnyContentBlock]:
     """Content blocks of a UI message: text and file parts, else a plain ``content`` string."""
-    parts = message.get("parts")
-    blocks = [b for b in (_part_block(p) for p in parts or []) if b is not None]
+    blocks = [b for b in (_part_block(p) for p in message_parts(message)) if b is not None]
     if not blocks and isinstance(message.get("content"), str) and message["content"]:
         blocks.append(TextBlock(text=message["content"]))
     return blocks
@@ -152,7 +161,7 @@ def extract_decisions(messages: Iterable[dict[str, Any]]) -> list[tuple[str, Too
     for message in messages:
         if message.get("role") != Role.ASSISTANT.value:
             continue
-        for part in message.get("parts") or []:
+        for part in message_parts(message):
             if not isinstance(part, dict):
                 continue
             kind = part.get("type")

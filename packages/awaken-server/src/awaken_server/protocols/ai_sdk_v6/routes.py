@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from awaken_server.app import AppState, state_of
+from awaken_server.agent_lookup import require_agent
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.ai_sdk_v6.encoder import AiSdkEncoder
 from awaken_server.protocols.ai_sdk_v6.history import encode_history
@@ -33,7 +33,9 @@ from awaken_server.protocols.relay import (
     submit_and_stream,
     waiting_targets,
 )
+from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
+from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
 UI_MESSAGE_STREAM_HEADERS = {
@@ -92,6 +94,7 @@ async def _chat(
 ) -> Response:
     state = state_of(request)
     chat_request = ChatRequest.from_json(await read_json(request))
+    require_agent(state.runtime, agent_id or chat_request.agent_id)
     thread_id = thread_id or chat_request.thread_id or new_id()
     chat = decode_chat_input(
         chat_request,
@@ -136,7 +139,7 @@ async def agent_preview(request: Request) -> Response:
     body = await read_json(request)
     hub = RunEventHub(new_id(), "preview", state.config.replay_buffer_capacity)
     sink = EncodingSink(AiSdkEncoder().encode, hub, _is_terminal)
-    task = start_preview(state.runtime, body, sink)
+    task = start_preview(state.runtime, body, sink, state.config.default_agent_id)
     close_when_done(task, hub)
     return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS)
 
@@ -161,12 +164,12 @@ async def thread_messages(request: Request) -> Response:
 def ai_sdk_routes() -> list[BaseRoute]:
     """Every AI SDK v6 route."""
     return [
-        Route("/v1/ai-sdk/chat", chat, methods=["POST"]),
-        Route("/v1/ai-sdk/threads/{thread_id}/runs", thread_run, methods=["POST"]),
-        Route("/v1/ai-sdk/agents/{agent_id}/runs", agent_run, methods=["POST"]),
-        Route("/v1/ai-sdk/agent-previews/runs", agent_preview, methods=["POST"]),
-        Route("/v1/ai-sdk/chat/{thread_id}/stream", resume_stream, methods=["GET"]),
-        Route("/v1/ai-sdk/threads/{thread_id}/stream", resume_stream, methods=["GET"]),
+        StreamRoute("/v1/ai-sdk/chat", chat, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/threads/{thread_id}/runs", thread_run, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/agent-previews/runs", agent_preview, methods=["POST"]),
+        StreamRoute("/v1/ai-sdk/chat/{thread_id}/stream", resume_stream, methods=["GET"]),
+        StreamRoute("/v1/ai-sdk/threads/{thread_id}/stream", resume_stream, methods=["GET"]),
         Route("/v1/ai-sdk/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
         Route("/v1/ai-sdk/threads/{thread_id}/cancel", cancel_thread, methods=["POST"]),
         Route("/v1/ai-sdk/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),

@@ -23,6 +23,7 @@ from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import ToolStatus
 from awaken_contract.errors import AwakenError
 from awaken_contract.ids import new_id
+from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.protocols.agent_directory import agent_spec, local_agent_ids
 
@@ -76,7 +77,7 @@ def tool_description(agent_id: str, system_prompt: str | None) -> str:
     return prompt
 
 
-def agent_tools(runtime: Any) -> list[AgentToolInfo]:
+def agent_tools(runtime: AgentRuntimeApi) -> list[AgentToolInfo]:
     """One tool per local agent of ``runtime``, sorted by id."""
     tools = []
     for agent_id in local_agent_ids(runtime):
@@ -129,7 +130,9 @@ class _LoggingSink(EventSink):
             self.error = self.error or event.termination.message or "run failed"
 
 
-async def call_agent(runtime: Any, name: str, arguments: Any, log: Log) -> AgentCallResult:
+async def call_agent(
+    runtime: AgentRuntimeApi, name: str, arguments: Any, log: Log
+) -> AgentCallResult:
     """Run agent ``name`` on ``arguments["message"]`` in a new thread ``mcp-<uuid v7>``."""
     message = arguments.get("message") if isinstance(arguments, dict) else None
     if not isinstance(message, str) or not message.strip():

@@ -3,7 +3,9 @@
 Mount with ``create_app(state, extra_routes=mcp_routes())``. The SDK handles JSON-RPC framing,
 sessions (``MCP-Session-Id``), protocol-version negotiation, SSE responses and ``DELETE``;
 this module adds the Origin check and starts the session manager on first use (it lives as
-long as the app's event loop; sessions never expire on idle).
+long as the app's event loop). The SDK's DNS-rebinding protection is on, with the server's
+host allow-list; sessions idle for ``security.mcp_session_idle_secs`` are closed and at most
+``security.mcp_max_sessions`` are open (more → 503).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 from starlette.types import Receive, Scope, Send
 
-from awaken_server.app import AppState
 from awaken_server.protocols.mcp_http.server import build_mcp_server
+from awaken_server.security.hosts import LOOPBACK_NAMES, scope_port
+from awaken_server.security.streams import StreamRoute
+from awaken_server.state import AppState
 
 __all__ = ["McpHttp", "mcp_routes", "origin_allowed"]
 
@@ -48,26 +52,43 @@ def origin_allowed(origin: str | None, host_header: str | None) -> str | None:
     return "Origin header is not allowed for this MCP endpoint"
 
 
+def transport_security(state: AppState, port: int) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding protection with the server's host allow-list (off only when the
+    server accepts any host) and origins: its own, loopback ones and the CORS list."""
+    policy = state.config.host_policy()
+    if policy.open:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = policy.sdk_patterns(port)
+    origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+    origins += [f"http://{name}:*" for name in LOOPBACK_NAMES]
+    origins += state.config.effective_cors_origins()
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
 class McpHttp:
     """The SDK session manager of one app, started lazily inside the serving event loop."""
 
-    def __init__(self, state: AppState) -> None:
+    def __init__(self, state: AppState, port: int = 0) -> None:
+        security = state.config.security
         self.manager = StreamableHTTPSessionManager(
             build_mcp_server(lambda: state.runtime),
             json_response=False,
-            session_idle_timeout=None,
-            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            session_idle_timeout=security.mcp_session_idle_secs,
+            max_sessions=security.mcp_max_sessions,
+            security_settings=transport_security(state, port),
         )
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     @classmethod
-    def of(cls, state: AppState) -> McpHttp:
-        """The MCP endpoint of ``state`` (created on first use)."""
+    def of(cls, state: AppState, port: int = 0) -> McpHttp:
+        """The MCP endpoint of ``state`` (created on first use; ``port`` = the local port)."""
         endpoint = state.extra.get(_EXTRA_KEY)
         if not isinstance(endpoint, McpHttp):
-            endpoint = cls(state)
+            endpoint = cls(state, port)
             state.extra[_EXTRA_KEY] = endpoint
         return endpoint
 
@@ -109,9 +130,16 @@ class _Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state: AppState = scope["app"].state.awaken
-        await McpHttp.of(state)(scope, receive, send)
+        await McpHttp.of(state, scope_port(scope))(scope, receive, send)
 
 
 def mcp_routes() -> list[BaseRoute]:
     """``/v1/mcp`` (POST, GET, DELETE)."""
-    return [Route("/v1/mcp", _Endpoint(), methods=["GET", "POST", "DELETE"])]
+    return [
+        StreamRoute(
+            "/v1/mcp",
+            _Endpoint(),
+            methods=["GET", "POST", "DELETE"],
+            when=lambda scope: scope.get("method") == "GET",
+        )
+    ]

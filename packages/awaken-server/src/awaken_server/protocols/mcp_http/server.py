@@ -8,6 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import mcp_types as types
+from awaken_contract.runtime import AgentRuntimeApi
 from mcp.server.lowlevel.server import Server
 
 from awaken_server.protocols.mcp_http.agent_tools import agent_tools, call_agent
@@ -24,7 +25,7 @@ def _server_version() -> str:
         return "0.0.0"
 
 
-def build_mcp_server(runtime_of: Callable[[], Any]) -> Server[Any]:
+def build_mcp_server(runtime_of: Callable[[], AgentRuntimeApi]) -> Server[Any]:
     """An MCP server whose tools are the agents of ``runtime_of()`` (read on every request,
     so a server whose runtime is swapped by the config API serves the new agents)."""
 

@@ -3,8 +3,7 @@ JSON-RPC on stdin/stdout, served by the ``mcp`` SDK's stdio transport."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from awaken_contract.runtime import AgentRuntimeApi
 from mcp.server.stdio import stdio_server
 
 from awaken_server.protocols.cli_runtime import run_stdio_command
@@ -13,7 +12,7 @@ from awaken_server.protocols.mcp_http.server import build_mcp_server
 __all__ = ["mcp_main", "serve_mcp_stdio"]
 
 
-async def serve_mcp_stdio(runtime: Any) -> None:
+async def serve_mcp_stdio(runtime: AgentRuntimeApi) -> None:
     """Serve MCP on this process's stdin/stdout until stdin closes."""
     server = build_mcp_server(lambda: runtime)
     async with stdio_server() as (read, write):

@@ -1,0 +1,83 @@
+"""The end of a run: RunEnd, the final checkpoint, ``run_finish`` (or the parked announcement).
+
+:func:`finish` ends a run that will not continue; :func:`finish_suspended` announces a run
+that parks on decisions (its state, then ``run_finish(suspended)``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from awaken_contract.contract.event import Error, RunFinish, StateSnapshot
+from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
+from awaken_contract.errors import LoopStorageFailed
+from awaken_contract.model import Phase
+from awaken_contract.runtime import AgentRunResult
+
+from awaken_runtime.loop_runner.history import last_assistant_text
+from awaken_runtime.loop_runner.run_context import LoopContext, done_batch
+
+__all__ = ["finish", "finish_suspended"]
+
+_log = logging.getLogger(__name__)
+
+
+async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunResult:
+    """RunEnd phase, final checkpoint, final state and ``run_finish``; the run's result."""
+    store = run.store
+    status, reason = termination.to_run_status()
+    current = run.lifecycle()
+    waiting_on_tasks = (
+        current.status is RunStatus.WAITING
+        and current.status_reason == "awaiting_tasks"
+        and termination.type is TerminationKind.NATURAL_END
+    )
+    if status is RunStatus.DONE and not waiting_on_tasks:
+        store.commit(done_batch(reason or "unknown"))
+    try:
+        await run.run_phase(Phase.RUN_END, with_token=False, termination=termination)
+    except Exception as exc:
+        _log.warning("run_end phase of %s failed: %s", run.identity.run_id, exc)
+        if termination.type is not TerminationKind.ERROR:
+            await run.emit(Error(message=str(exc), code="phase_error"))
+            termination = TerminationReason.error(str(exc))
+    response = last_assistant_text(run.messages, run.input_message_count)
+    try:
+        await run.checkpoint(termination, response)
+    except LoopStorageFailed as exc:
+        _log.warning("final checkpoint of %s failed: %s", run.identity.run_id, exc)
+        if termination.type is not TerminationKind.ERROR:
+            await run.emit(Error(message=str(exc), code="storage_error"))
+            termination = TerminationReason.error(str(exc))
+    await run.emit(StateSnapshot(snapshot=run.persisted()))
+    lifecycle = run.lifecycle()
+    result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
+    if lifecycle.status_reason:
+        result["status_reason"] = lifecycle.status_reason
+    identity = run.identity
+    await run.emit(
+        RunFinish(
+            thread_id=identity.thread_id,
+            run_id=identity.run_id,
+            termination=termination,
+            identity=identity,
+            result=result,
+        )
+    )
+    return run.result(termination, response)
+
+
+async def finish_suspended(run: LoopContext) -> None:
+    """Announce the parked run: RunEnd (``suspended``), its state, then ``RunFinish``."""
+    await run.observe_phase(Phase.RUN_END, termination=TerminationReason.suspended())
+    identity = run.identity
+    await run.emit(StateSnapshot(snapshot=run.persisted()))
+    await run.emit(
+        RunFinish(
+            thread_id=identity.thread_id,
+            run_id=identity.run_id,
+            termination=TerminationReason.suspended(),
+            identity=identity,
+        )
+    )

@@ -1,0 +1,248 @@
+"""The inference phase of a step: BeforeInference → (compaction) → inference → AfterInference.
+
+:func:`inference_phase` returns the model's :class:`StreamResult` when the step goes on to its
+tool calls (or ends naturally), else the step's end (cancelled, or terminated by a hook).
+Streamed deltas become events on the way; a truncated output is continued up to the agent's
+``max_continuation_retries``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from awaken_contract.actions import (
+    ContextMessageStoreKey,
+    InferenceOverrideKey,
+    RemoveContextMessages,
+    ToolFilterKey,
+)
+from awaken_contract.contract.event import InferenceComplete
+from awaken_contract.contract.executor import InferenceRequest
+from awaken_contract.contract.inference import StreamResult
+from awaken_contract.contract.message import Message
+from awaken_contract.errors import AwakenError, InferenceFailed, StateCancelled
+from awaken_contract.model import PendingScheduledActions, Phase
+from awaken_contract.plugin import apply_transforms
+from awaken_contract.registry_spec import ContextWindowPolicy
+from awaken_contract.state import MutationBatch
+
+from awaken_runtime.cancellation import RunCancelled
+from awaken_runtime.context.compaction import (
+    CompactionStateKey,
+    compact_history,
+    compaction_config,
+    custom_summarizer,
+)
+from awaken_runtime.context.summarizer import DefaultSummarizer
+from awaken_runtime.loop_runner.request import (
+    effective_overrides,
+    filter_tools,
+    place_context_messages,
+)
+from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult
+from awaken_runtime.loop_runner.stream import StreamCollector, consume_stream
+
+__all__ = ["CONTINUATION_PROMPT", "inference_phase"]
+
+_PENDING_ACTIONS = PendingScheduledActions.KEY
+
+#: Sent (as an internal user message) when the model's output was cut by the token limit.
+CONTINUATION_PROMPT = (
+    "Your previous reply was cut off because it reached the output token limit. "
+    "Continue exactly where you stopped; if the remaining work is large, split it into "
+    "smaller pieces (for example several smaller tool calls) instead of one long output."
+)
+
+
+async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
+    """Run the step's inference; its result, or the step's end when it stops here."""
+    store = run.store
+    phase = run.phase
+    env = run.env
+    # BeforeInference: hooks (no conflict fallback), then this phase's actions.
+    if env.phase_hooks.get(Phase.BEFORE_INFERENCE):
+        command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
+        if not command.is_empty:
+            await phase.submit_command(env, command)
+    if store.snapshot().get_raw(_PENDING_ACTIONS):
+        await phase.run_execute_loop(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
+    termination = run.check_termination()
+    snap = store.snapshot()
+    tool_filter = snap.get(ToolFilterKey)
+    step_overrides = snap.get(InferenceOverrideKey)
+    if tool_filter is not None or step_overrides is not None:
+        clear = MutationBatch()
+        if tool_filter is not None:
+            clear.clear(ToolFilterKey)
+        if step_overrides is not None:
+            clear.clear(InferenceOverrideKey)
+        store.commit(clear)
+    if termination is not None:
+        return StepOutcome.TERMINATED, termination
+
+    # Inference.
+    spec = run.spec
+    policy = spec.context_policy
+    if (
+        policy is not None
+        and policy.autocompact_threshold is not None
+        and not await _compact(run, policy)
+    ):
+        return run.cancelled_step()
+    upstream_model, overrides = effective_overrides(
+        spec, run.params.overrides, step_overrides, run.agent.upstream_model
+    )
+    request = InferenceRequest(
+        upstream_model=upstream_model,
+        messages=_prompt_messages(run),
+        tools=filter_tools(run.agent_tool_descriptors(), tool_filter),
+        overrides=overrides,
+        enable_prompt_cache=(
+            spec.context_policy.enable_prompt_cache if spec.context_policy is not None else False
+        ),
+    )
+    _transform(run, request)
+    started = time.perf_counter()
+    provider = run.agent.model.provider if run.agent.model is not None else None
+    try:
+        result, cancelled = await _infer(run, request)
+        while (
+            not cancelled
+            and result.needs_truncation_recovery
+            and run.continuations < spec.max_continuation_retries
+        ):
+            result, cancelled = await _continue_truncated(run, request, result)
+    except InferenceFailed as exc:
+        # A failed inference still ends its phase: AfterInference sees the error.
+        await run.observe_phase(
+            Phase.AFTER_INFERENCE,
+            inference_model=upstream_model,
+            inference_provider=provider,
+            inference_duration_ms=int((time.perf_counter() - started) * 1000),
+            inference_error=exc,
+        )
+        raise
+    duration_ms = int((time.perf_counter() - started) * 1000)
+    model = run.agent.model
+    cost = model.cost(result.usage) if model is not None else None
+    if cost is not None:
+        run.record.cost = (run.record.cost or 0.0) + cost
+    await run.emit(
+        InferenceComplete(
+            model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
+        )
+    )
+    if cancelled or run.canceller.is_cancelled:
+        return run.cancelled_step()
+
+    # AfterInference.
+    try:
+        await run.run_phase(
+            Phase.AFTER_INFERENCE,
+            llm_response=result,
+            inference_cost=cost,
+            inference_model=upstream_model,
+            inference_provider=provider,
+            inference_duration_ms=duration_ms,
+        )
+    except StateCancelled:
+        return run.cancelled_step()
+    termination = run.check_termination()
+    if termination is not None:
+        return StepOutcome.TERMINATED, termination
+    return result
+
+
+async def _compact(run: LoopContext, policy: ContextWindowPolicy) -> bool:
+    """LLM compaction of the history (spec §15.3) with the agent's model; ``False`` when
+    the run was cancelled meanwhile (the history is then unchanged)."""
+    config = compaction_config(run.spec)
+    summarizer = custom_summarizer(run.env.plugins) or DefaultSummarizer(
+        run.agent.llm_executor, run.agent.upstream_model, config
+    )
+    try:
+        compacted = await run.canceller.race(
+            compact_history(run.messages, policy, config, summarizer)
+        )
+    except RunCancelled:
+        return False
+    except Exception as exc:
+        raise InferenceFailed(f"compaction failed: {exc}") from exc
+    if compacted is None:
+        return True
+    index, boundary = compacted
+    if index < run.input_message_count:
+        run.input_message_count += 1
+        run.record.input_message_count += 1
+    run.store.commit(MutationBatch().update(CompactionStateKey, boundary))
+    return True
+
+
+def _transform(run: LoopContext, request: InferenceRequest) -> None:
+    transforms = run.env.request_transforms
+    if transforms:
+        request.messages, request.tools = apply_transforms(
+            request.messages, request.tools, [t.transform for t in transforms]
+        )
+
+
+async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
+    """Stream one inference; ``(result, cancelled)``. Executor failures → InferenceFailed."""
+    collector = StreamCollector()
+    cancelled = False
+    try:
+        await run.canceller.race(
+            consume_stream(run.agent.llm_executor, request, run.sink, collector)
+        )
+    except RunCancelled:
+        cancelled = True
+    except AwakenError as exc:
+        raise InferenceFailed(str(exc)) from exc
+    except Exception as exc:
+        raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
+    result = await collector.finish(run.sink, cancelled)
+    _account(run, result)
+    return result, cancelled
+
+
+async def _continue_truncated(
+    run: LoopContext, request: InferenceRequest, truncated: StreamResult
+) -> tuple[StreamResult, bool]:
+    """The output hit the token limit: keep the partial text, ask the model to go on."""
+    run.continuations += 1
+    run.messages.append(Message.assistant(truncated.text))
+    run.messages.append(Message.internal_user(CONTINUATION_PROMPT))
+    system = run.system_message
+    retry = InferenceRequest(
+        upstream_model=request.upstream_model,
+        messages=[system, *run.messages] if system is not None else list(run.messages),
+        tools=run.agent_tool_descriptors(),
+        overrides=request.overrides,
+        enable_prompt_cache=False,
+    )
+    _transform(run, retry)
+    return await _infer(run, retry)
+
+
+def _prompt_messages(run: LoopContext) -> list[Message]:
+    system = run.system_message
+    messages = [system, *run.messages] if system is not None else list(run.messages)
+    context_store = run.store.snapshot().get(ContextMessageStoreKey)
+    if context_store is None or not context_store.messages:
+        return messages
+    context = context_store.sorted_messages()
+    drop = [m.key for m in context if not m.persistent or m.consume_after_emit]
+    if drop:
+        run.store.commit(
+            MutationBatch().update(ContextMessageStoreKey, RemoveContextMessages(drop))
+        )
+    return place_context_messages(messages, context, system is not None)
+
+
+def _account(run: LoopContext, result: StreamResult) -> None:
+    usage = result.usage
+    if usage is None:
+        return
+    run.record.input_tokens += max(usage.prompt_tokens or 0, 0)
+    run.record.output_tokens += max(usage.completion_tokens or 0, 0)
+    run.usage = usage if run.usage is None else run.usage + usage

@@ -1,0 +1,353 @@
+"""LoopContext: the state of one loop invocation, shared by its phases.
+
+The phases (``inference``, ``tools``, ``suspension``, ``finish``) are functions over one
+:class:`LoopContext`: the run's :class:`AgentLoopParams` (read, never copied), the active
+agent (``activate`` / ``apply_handoff``), step counters and usage, the run record inputs and
+the step-boundary helpers (phase contexts, checkpoint, ``complete_step``).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from typing import Any
+
+from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
+from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
+from awaken_contract.contract.content import TextBlock
+from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.contract.inference import TokenUsage
+from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
+from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
+from awaken_contract.errors import (
+    AwakenError,
+    LoopStorageFailed,
+    ResolveError,
+    ResolveFailed,
+    StateCancelled,
+    StorageError,
+)
+from awaken_contract.ids import now_ms, now_secs
+from awaken_contract.model import PendingScheduledActions, Phase
+from awaken_contract.plugin import PhaseContext
+from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.runtime import AgentRunResult, DecisionBatch
+from awaken_contract.state import MutationBatch, PersistedState
+
+from awaken_runtime.cancellation import RunCanceller
+from awaken_runtime.execution.context import ToolContext
+from awaken_runtime.execution.executor import ToolExecutor
+from awaken_runtime.execution.pipeline import ToolPipeline
+from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
+from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
+from awaken_runtime.loop_runner.history import last_assistant_text
+from awaken_runtime.loop_runner.params import AgentLoopParams
+from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.policies.hook import stop_termination
+from awaken_runtime.registry.resolved import ResolvedAgent
+from awaken_runtime.state.store import StateStore
+
+__all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
+
+_log = logging.getLogger("awaken_runtime.loop_runner.loop")
+
+_PENDING_ACTIONS = PendingScheduledActions.KEY
+
+
+class StepOutcome(enum.Enum):
+    """How a step ended."""
+
+    NATURAL_END = "natural_end"
+    CONTINUE = "continue"
+    TERMINATED = "terminated"
+    SUSPENDED = "suspended"
+
+
+#: A step's outcome and, when it terminated the run, why.
+StepResult = tuple[StepOutcome, TerminationReason | None]
+
+
+def done_batch(reason: str) -> MutationBatch:
+    """Mark the run lifecycle done with ``reason``."""
+    return MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.done(reason))
+
+
+class LoopContext:
+    """State of one loop invocation (see the module docstring)."""
+
+    def __init__(self, params: AgentLoopParams) -> None:
+        self.params = params
+        self.canceller = params.canceller or RunCanceller(params.cancellation_token)
+        self.input_message_count = (
+            params.input_message_count
+            if params.input_message_count is not None
+            else len(params.messages)
+        )
+        self.steps = 0
+        self.continuations = 0
+        self.usage: TokenUsage | None = None
+        self.step_open = False
+        self.record = RunRecordInputs(
+            params.run_identity,
+            previous=params.previous_run,
+            request=params.request_snapshot,
+            input_message_count=self.input_message_count,
+            loop_start_ms=now_ms(),
+            base_steps=(
+                params.previous_run.steps
+                if params.is_continuation and params.previous_run is not None
+                else 0
+            ),
+        )
+        self.pending_decisions: DecisionBatch = []
+        # set by activate
+        self.agent: ResolvedAgent
+        self.base_agent: ResolvedAgent
+        self.tools: dict[str, Tool]
+        self.pipeline: ToolPipeline
+        self.system_message: Message | None = None
+        self._persisted: PersistedState | None = None
+
+    # ------------------------------------------------------------------ the request
+    @property
+    def phase(self) -> PhaseRuntime:
+        """The run's phase runtime."""
+        return self.params.runtime
+
+    @property
+    def store(self) -> StateStore:
+        """The run's state store."""
+        return self.params.runtime.store
+
+    @property
+    def sink(self) -> EventSink:
+        """Where the run's events go."""
+        return self.params.sink
+
+    @property
+    def identity(self) -> RunIdentity:
+        """The run's identity."""
+        return self.params.run_identity
+
+    @property
+    def messages(self) -> list[Message]:
+        """The conversation (history plus this run's messages), appended to in place."""
+        return self.params.messages
+
+    @property
+    def spec(self) -> AgentSpec:
+        """The active agent's spec."""
+        return self.agent.spec
+
+    @property
+    def env(self) -> ExecutionEnv:
+        """The active agent's hooks, plugins and transforms."""
+        return self.agent.env
+
+    @property
+    def executor(self) -> ToolExecutor:
+        """The active agent's tool executor."""
+        return self.agent.tool_executor
+
+    # ------------------------------------------------------------------ phases
+    def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
+        """A context for ``phase`` over the current snapshot."""
+        return self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
+
+    async def run_phase(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> None:
+        """GATHER + EXECUTE of ``phase``; skipped when it has no hooks and no queued actions.
+
+        Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
+        """
+        if not self.env.phase_hooks.get(phase) and not self.store.snapshot().get_raw(
+            _PENDING_ACTIONS
+        ):
+            if with_token and self.canceller.is_cancelled:
+                raise StateCancelled()
+            return
+        await self.phase.run_phase(self.env, self.phase_ctx(phase, with_token=with_token, **extra))
+
+    async def observe_phase(self, phase: Phase, **extra: Any) -> None:
+        """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
+        failure is logged and does not change the run's outcome."""
+        try:
+            await self.run_phase(phase, with_token=False, **extra)
+        except Exception as exc:
+            _log.warning("%s phase of %s failed: %s", phase.value, self.identity.run_id, exc)
+
+    async def emit(self, event: AgentEvent) -> None:
+        """Send one event to the run's sink."""
+        await self.sink.emit(event)
+
+    def persisted(self) -> PersistedState:
+        """``export_persisted()`` of the current revision (computed once per revision)."""
+        cached = self._persisted
+        revision = self.store.revision()
+        if cached is None or cached.revision != revision:
+            cached = self._persisted = self.store.export_persisted()
+        return cached
+
+    def lifecycle(self) -> RunLifecycleState:
+        """The current run lifecycle (default when absent)."""
+        value = self.store.snapshot().get(RunLifecycleKey)
+        return value if value is not None else RunLifecycleKey.default()
+
+    def check_termination(self) -> TerminationReason | None:
+        """A termination requested through the lifecycle (done, or waiting on decisions)."""
+        lifecycle = self.store.snapshot().get(RunLifecycleKey)
+        if lifecycle is None:
+            return None
+        if lifecycle.status is RunStatus.DONE:
+            reason = lifecycle.status_reason or "unknown"
+            if reason.startswith("stopped:"):
+                return stop_termination(self.store.snapshot(), reason[len("stopped:") :])
+            return TerminationReason.from_done_reason(reason)
+        if lifecycle.status is RunStatus.WAITING and lifecycle.status_reason != "awaiting_tasks":
+            return TerminationReason.suspended()
+        return None
+
+    def cancelled_step(self) -> StepResult:
+        """Mark the run done as cancelled and end the step."""
+        self.store.commit(done_batch("cancelled"))
+        return StepOutcome.TERMINATED, TerminationReason.cancelled()
+
+    # ------------------------------------------------------------------ the agent
+    def resolve(self) -> ResolvedAgent:
+        """The agent the run starts with (resolved by the runtime, else here)."""
+        params = self.params
+        if params.resolved is not None:
+            return params.resolved
+        try:
+            return params.resolver.resolve(params.agent_id)
+        except ResolveError as exc:
+            raise ResolveFailed(str(exc)) from exc
+
+    def activate(self, agent: ResolvedAgent) -> None:
+        """Make ``agent`` the active agent: tools (plus frontend tools), keys, plugins."""
+        self.agent = agent
+        tools = agent.tools
+        frontend = self.params.frontend_tools
+        if frontend:
+            tools = dict(tools)
+            for descriptor in frontend:
+                tools[descriptor.id] = FrontEndTool(descriptor)
+        self.tools = tools
+        store = self.store
+        store.register_keys(agent.env.key_registrations)
+        batch = MutationBatch()
+        for plugin in agent.env.plugins:
+            plugin.on_activate(agent.spec, batch)
+        if not batch.is_empty:
+            store.commit(batch)
+        prompt = agent.spec.system_prompt
+        self.system_message = (
+            Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
+        )
+        self.pipeline = ToolPipeline(
+            ToolContext(
+                spec=agent.spec,
+                env=agent.env,
+                tools=tools,
+                executor=agent.tool_executor,
+                store=store,
+                phase=self.phase,
+                identity=self.identity,
+                sink=self.sink,
+                messages=self.messages,
+                canceller=self.canceller,
+                token=self.params.cancellation_token,
+                profile_store=self.params.profile_store,
+                descriptors=self.agent_tool_descriptors(),
+            )
+        )
+
+    def apply_handoff(self) -> TerminationReason | None:
+        """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""
+        target = handoff_target(self.store.snapshot(), self.base_agent.spec.id, self.spec.id)
+        if target is None:
+            return None
+        try:
+            agent = resolve_handoff(self.params.resolver, self.base_agent, target)
+        except AwakenError as exc:
+            reason = f"handoff resolve failed: {exc}"
+            self.store.commit(done_batch(f"blocked:{reason}"))
+            return TerminationReason.blocked(reason)
+        batch = MutationBatch()
+        for plugin in self.env.plugins:
+            plugin.on_deactivate(batch)
+        if not batch.is_empty:
+            self.store.commit(batch)
+        self.activate(agent)
+        return None
+
+    def agent_tool_descriptors(self) -> list[ToolDescriptor]:
+        """Descriptors offered to the model (agent tools plus frontend tools), sorted by id."""
+        if self.tools is self.agent.tools:
+            return self.agent.tool_descriptors()
+        return sorted((t.descriptor() for t in self.tools.values()), key=lambda d: d.id)
+
+    # ------------------------------------------------------------------ step boundaries
+    async def emit_run_start(self) -> None:
+        """``run_start`` of this run (again after a resume in place)."""
+        identity = self.identity
+        await self.emit(
+            RunStart(
+                thread_id=identity.thread_id,
+                run_id=identity.run_id,
+                parent_run_id=identity.parent_run_id,
+                identity=identity,
+            )
+        )
+
+    async def complete_step(self, *, checkpoint: bool = True) -> None:
+        """StepEnd phase, checkpoint, then ``state_snapshot`` + ``step_end``."""
+        self.store.commit(
+            MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
+        )
+        await self.run_phase(Phase.STEP_END, with_token=False)
+        if checkpoint:
+            await self.checkpoint()
+        await self.emit(StateSnapshot(snapshot=self.persisted()))
+        self.step_open = False
+        await self.emit(StepEnd())
+
+    async def checkpoint(
+        self, termination: TerminationReason | None = None, response: str = ""
+    ) -> None:
+        """Persist messages and the run record (no-op without a checkpoint store)."""
+        target = self.params.checkpoint_store
+        if target is None:
+            return
+        snap = self.store.snapshot()
+        record = build_run_record(
+            self.record,
+            self.lifecycle(),
+            snap.get(_ToolCallStatesKey),
+            self.persisted(),
+            self.messages,
+            termination=termination,
+            response=response,
+            now_secs=now_secs(),
+        )
+        try:
+            await target.checkpoint(self.identity.thread_id, self.messages, record)
+        except StorageError as exc:
+            raise LoopStorageFailed(str(exc)) from exc
+        self.record.previous = record
+
+    def result(self, termination: TerminationReason, response: str | None = None) -> AgentRunResult:
+        """What the run returns."""
+        if response is None:
+            response = last_assistant_text(self.messages, self.input_message_count)
+        return AgentRunResult(
+            response=response,
+            steps=self.steps,
+            termination=termination,
+            run_id=self.identity.run_id,
+            thread_id=self.identity.thread_id,
+            usage=self.usage,
+        )

@@ -1,0 +1,37 @@
+"""The tools phase of a step: record the model's answer, run its tool calls.
+
+A text-only answer ends the run naturally; otherwise the step's calls go through the
+:class:`~awaken_runtime.execution.pipeline.ToolPipeline` and the step ends blocked,
+cancelled, terminated by a hook, suspended, or goes on to the next step.
+"""
+
+from __future__ import annotations
+
+from awaken_contract.contract.inference import StreamResult
+from awaken_contract.contract.lifecycle import TerminationReason
+from awaken_contract.contract.message import Message
+
+from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult, done_batch
+
+__all__ = ["tools_phase"]
+
+
+async def tools_phase(run: LoopContext, result: StreamResult) -> StepResult:
+    """Append the assistant message and execute its tool calls."""
+    text = result.text
+    if not result.tool_calls:
+        run.messages.append(Message.assistant(text))
+        return StepOutcome.NATURAL_END, None
+    run.messages.append(Message.assistant_with_tool_calls(text, result.tool_calls))
+    blocked, suspended = await run.pipeline.run_calls(result.tool_calls)
+    if blocked is not None:
+        run.store.commit(done_batch(f"blocked:{blocked}"))
+        return StepOutcome.TERMINATED, TerminationReason.blocked(blocked)
+    if run.canceller.is_cancelled:
+        return run.cancelled_step()
+    termination = run.check_termination()
+    if termination is not None:
+        return StepOutcome.TERMINATED, termination
+    if suspended:
+        return StepOutcome.SUSPENDED, None
+    return StepOutcome.CONTINUE, None

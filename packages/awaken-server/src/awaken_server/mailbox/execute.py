@@ -1,0 +1,358 @@
+"""Executing jobs: claim, run under a renewed lease, then ack, nack with backoff or dead-letter.
+
+One worker per thread and process. A claimed job is rebuilt into the runtime request (under the
+run plan made at submission), run with the runtime the job started with, and settled by the
+run's outcome: errors that say ``retryable`` are retried, others dead-lettered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from awaken_contract.contract.event import Error, RunFinish
+from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus, MailboxRunResult
+from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.run_plan import RunPlan
+from awaken_contract.errors import AgentLoopError, AwakenError, VersionConflict
+from awaken_contract.ids import new_id, now_ms
+
+from awaken_server.mailbox.core import MailboxCore
+from awaken_server.mailbox.sink import ReconnectableEventSink
+from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
+from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
+from awaken_server.sse import HubSink
+
+__all__ = ["TRANSIENT_ERROR_CODES", "JobRunner"]
+
+_log = logging.getLogger("awaken.mailbox")
+
+TRANSIENT_ERROR_CODES = frozenset({"storage_error"})
+"""``error`` event codes that make a finished run's job retry (nack) instead of ack."""
+
+
+class _Permanent(Exception):
+    """A job that can never succeed (dead letter)."""
+
+
+class JobRunner:
+    """Claims a thread's next job and executes it: the run, its lease, its settlement."""
+
+    def __init__(self, core: MailboxCore) -> None:
+        self.core = core
+
+    async def try_dispatch(self, thread_id: str) -> bool:
+        """If this process's worker for the thread is idle, claim and start its next job."""
+        if not self.core.accepting:
+            return False
+        worker = self.core.worker(thread_id)
+        if worker.state is not WorkerState.IDLE:
+            return False
+        worker.state = WorkerState.CLAIMING
+        try:
+            jobs = await self.core.store.claim(
+                thread_id, self.core.consumer_id, self.core.config.lease_ms, now_ms(), 1
+            )
+        except Exception:
+            worker.state = WorkerState.IDLE
+            _log.exception("claim failed for thread %s", thread_id)
+            return False
+        if not jobs:
+            worker.state = WorkerState.IDLE
+            return False
+        self.core.count("claim", "ok")
+        self.start_job(worker, jobs[0], ReconnectableEventSink())
+        return True
+
+    async def dispatch_job(self, job: MailboxJob) -> bool:
+        """Claim and start one specific job if its thread's worker here is idle."""
+        if not self.core.accepting:
+            return False
+        worker = self.core.worker(job.mailbox_id)
+        if worker.state is not WorkerState.IDLE:
+            return False
+        worker.state = WorkerState.CLAIMING
+        try:
+            claimed = await self.core.store.claim_job(
+                job.job_id, self.core.consumer_id, self.core.config.lease_ms, now_ms()
+            )
+        except Exception:
+            claimed = None
+            _log.warning("claim of job %s failed", job.job_id, exc_info=True)
+        if claimed is None:
+            worker.state = WorkerState.IDLE
+            return False
+        self.core.count("claim", "ok")
+        self.start_job(worker, claimed, ReconnectableEventSink())
+        return True
+
+    def start_job(
+        self, worker: ThreadWorker, job: MailboxJob, target: ReconnectableEventSink
+    ) -> asyncio.Task[None]:
+        worker.state = WorkerState.RUNNING
+        worker.job_id = job.job_id
+        worker.claim_token = job.claim_token
+        worker.run_id = job.run_id
+        worker.runtime = self.core.runtime
+        worker.sink = target
+        worker.suspended = False
+        worker.lease_lost = False
+        worker.done = asyncio.Event()
+        if job.run_id:
+            self.core.run_threads[job.run_id] = worker.thread_id
+        self.core.hubs.open(job.run_id or job.job_id, worker.thread_id)
+        task = asyncio.create_task(self._execute(worker, job), name=f"awaken-job-{job.job_id}")
+        worker.task = task
+        return task
+
+    async def _execute(self, worker: ThreadWorker, job: MailboxJob) -> None:
+        token = job.claim_token or ""
+        run_id = job.run_id or job.job_id
+        hub = self.core.hubs.open(run_id, worker.thread_id)
+        job_sink = JobSink(
+            worker, HubSink(hub), worker.sink or ReconnectableEventSink(), self.core.metrics
+        )
+        renewal = asyncio.create_task(self._renew_lease(worker, job.job_id, token))
+        started = time.monotonic()
+        if self.core.metrics is not None:
+            self.core.metrics.active_runs.inc()
+            self.core.metrics.runs_started.inc()
+        try:
+            await self._run_job(worker, job, token, run_id, job_sink)
+        except asyncio.CancelledError:
+            # Shutdown: the job stays Claimed; its lease expires and a sweep re-runs it.
+            raise
+        except Exception:
+            _log.exception("mailbox job %s failed unexpectedly", job.job_id)
+        finally:
+            renewal.cancel()
+            if self.core.metrics is not None:
+                self.core.metrics.active_runs.dec()
+                self.core.metrics.run_duration.observe(time.monotonic() - started)
+            worker.state = WorkerState.IDLE
+            worker.job_id = None
+            worker.sink = None
+            worker.task = None
+            worker.done.set()
+            self.core.run_threads.pop(run_id, None)
+            hub.close()
+            if self.core.accepting:
+                asyncio.get_running_loop().call_soon(self._schedule_dispatch, worker.thread_id)
+
+    def _schedule_dispatch(self, thread_id: str) -> None:
+        if self.core.accepting:
+            task = asyncio.ensure_future(self.try_dispatch(thread_id))
+            self.core.background.add(task)
+            task.add_done_callback(self.core.background.discard)
+
+    async def _run_job(
+        self, worker: ThreadWorker, job: MailboxJob, token: str, run_id: str, sink: JobSink
+    ) -> None:
+        current = await self.core.store.load(job.job_id)
+        if current is None or current.status is not MailboxJobStatus.CLAIMED:
+            return
+        if current.claim_token != token:
+            return
+        if await self.core.store.current_generation(job.mailbox_id) > job.generation:
+            await self.core.store.supersede_claimed(
+                job.job_id, token, now_ms(), "claimed dispatch superseded before execution start"
+            )
+            await self.core.reconcile_run(run_id, TerminationReason.cancelled())
+            return
+        instance_id = new_id()
+        try:
+            request = await self._request_for(job, run_id, instance_id)
+        except _Permanent as exc:
+            await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
+            return
+        if request is None:  # the run already finished before a crash lost the ack
+            await self._ack(job, token)
+            return
+        try:
+            await self.core.store.record_job_start(job.job_id, token, instance_id, now_ms())
+        except VersionConflict:
+            # Interrupted (or the lease lost) between the checks above and now: superseded.
+            await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
+            return
+        _log.info(
+            "job start job_id=%s run_id=%s thread_id=%s consumer=%s attempt=%d",
+            job.job_id,
+            run_id,
+            job.mailbox_id,
+            self.core.consumer_id,
+            job.attempt_count,
+        )
+        runtime = worker.runtime or self.core.runtime
+        try:
+            result = await runtime.run(request, sink)
+        except AwakenError as exc:
+            # Retryable errors are retried with backoff; a loop error that cannot be retried
+            # already ended (and reported) the run; anything else can never succeed.
+            if exc.retryable:
+                outcome = "nack"
+            elif isinstance(exc, AgentLoopError):
+                outcome = "ack"
+            else:
+                outcome = "dead_letter"
+            await self._finish(job, token, outcome, str(exc), sink, run_id, instance_id)
+            return
+        except Exception as exc:
+            _log.exception("run %s raised", run_id)
+            await self._finish(
+                job, token, "nack", f"{type(exc).__name__}: {exc}", sink, run_id, instance_id
+            )
+            return
+        termination = result.termination
+        if termination.type is TerminationKind.ERROR and sink.error_code in TRANSIENT_ERROR_CODES:
+            # The store failed under the run: an infrastructure failure, retried with backoff.
+            message = termination.message or "storage error"
+            await self._finish(job, token, "nack", message, sink, run_id, instance_id)
+            return
+        await self._record_done(
+            job, token, run_id, instance_id, termination, response=result.response
+        )
+        await self._ack(job, token)
+
+    async def _record_done(
+        self,
+        job: MailboxJob,
+        token: str,
+        run_id: str,
+        instance_id: str,
+        termination: TerminationReason,
+        *,
+        response: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Record a finished dispatch's result on its job (best effort: a failure is ignored)."""
+        result = MailboxRunResult(
+            run_id=run_id,
+            dispatch_instance_id=instance_id,
+            status=RunStatus.DONE,
+            termination=termination,
+            response=response,
+            error=error,
+        )
+        with contextlib.suppress(Exception):
+            await self.core.store.record_run_result(job.job_id, token, result, now_ms())
+
+    async def _request_for(
+        self, job: MailboxJob, run_id: str, instance_id: str
+    ) -> RunRequest | None:
+        """Rebuild the runtime request from the durable job and run record.
+
+        The plan made at submission is the job's agent and run id; this attempt resumes that
+        run once an earlier attempt (or the submission) started it, and starts a new run
+        only when the planned one ended meanwhile."""
+        try:
+            extras: JobExtras = extras_of(job.request_extras)
+        except Exception as exc:
+            raise _Permanent(f"cannot rebuild the run request: {exc}") from exc
+        record = await self.core.run_store.load_run(run_id)
+        continuation = record is not None and record.status is not RunStatus.CREATED
+        if (
+            record is not None
+            and record.status is RunStatus.WAITING
+            and record.dispatch_id == job.job_id
+            and not extras.decisions
+        ):
+            # This activation already parked the run durably (its process died while waiting
+            # for a human): nothing to redo; the decision arrives as its own job.
+            return None
+        persisted = False
+        if job.messages:
+            ids = {m.id for m in job.messages}
+            log = await self.core.run_store.load_messages(job.mailbox_id) or []
+            persisted = ids <= {m.id for m in log}
+        if record is not None and record.status is RunStatus.DONE:
+            if record.dispatch_id == job.job_id or persisted:
+                return None  # its input was already consumed before a crash lost the ack
+            # The run this job meant to continue ended meanwhile: start a new one.
+            run_id, continuation = new_id(), False
+        plan = RunPlan(agent_id=job.agent_id, run_id=run_id, resumes=continuation)
+        return build_request(
+            thread_id=job.mailbox_id,
+            plan=plan,
+            messages=job.messages,
+            messages_already_persisted=persisted,
+            origin=job.origin,
+            extras=extras,
+            parent_run_id=job.parent_run_id,
+            dispatch_id=job.job_id,
+            session_id=instance_id,
+        )
+
+    async def _finish(
+        self,
+        job: MailboxJob,
+        token: str,
+        outcome: str,
+        error: str,
+        sink: JobSink,
+        run_id: str,
+        instance_id: str,
+    ) -> None:
+        """Report a failed run to the stream, record the result and settle the job."""
+        if outcome != "ack" and not sink.finished:
+            with contextlib.suppress(Exception):
+                await sink.emit(Error(message=error, code="RUN_FAILED"))
+                await sink.emit(
+                    RunFinish(
+                        thread_id=job.mailbox_id,
+                        run_id=run_id,
+                        termination=TerminationReason.error(error),
+                    )
+                )
+        if self.core.metrics is not None:
+            self.core.metrics.errors.labels(outcome).inc()
+        await self._record_done(
+            job, token, run_id, instance_id, TerminationReason.error(error), error=error
+        )
+        try:
+            if outcome == "ack":
+                await self._ack(job, token)
+            elif outcome == "nack":
+                retry_at = now_ms() + self.core.config.retry_delay(job.attempt_count)
+                settled = await self.core.store.nack(job.job_id, token, retry_at, error, now_ms())
+                self.core.count("nack", "ok")
+                if settled.status is MailboxJobStatus.DEAD_LETTER:
+                    await self.core.reconcile_run(
+                        run_id, TerminationReason.error(error), own_job=True
+                    )
+            else:
+                await self.core.store.dead_letter(job.job_id, token, error, now_ms())
+                self.core.count("dead_letter", "ok")
+                await self.core.reconcile_run(run_id, TerminationReason.error(error), own_job=True)
+        except VersionConflict:
+            self.core.count(outcome, "superseded")
+
+    async def _ack(self, job: MailboxJob, token: str) -> None:
+        try:
+            await self.core.store.ack(job.job_id, token, now_ms())
+            self.core.count("ack", "ok")
+        except VersionConflict:
+            # Superseded (interrupt) or the lease was lost: nothing left to settle.
+            self.core.count("ack", "superseded")
+
+    async def _renew_lease(self, worker: ThreadWorker, job_id: str, token: str) -> None:
+        interval = self.core.config.lease_renewal_interval.total_seconds()
+        while True:
+            await asyncio.sleep(interval)
+            extension = (
+                self.core.config.suspended_lease_ms
+                if worker.suspended
+                else self.core.config.lease_ms
+            )
+            try:
+                ok = await self.core.store.extend_lease(job_id, token, extension, now_ms())
+            except Exception:
+                _log.warning("lease renewal of job %s failed; run continues", job_id, exc_info=True)
+                return
+            if not ok:
+                worker.lease_lost = True
+                if worker.run_id is not None and worker.runtime is not None:
+                    worker.runtime.cancel(worker.run_id)
+                return
