@@ -29,11 +29,7 @@ from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.message import Message, Role, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.suspension import (
-    PendingToolCall,
-    SuspendTicket,
-    Suspension,
     ToolCallResume,
-    ToolCallResumeMode,
 )
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.ids import new_id
@@ -47,6 +43,8 @@ from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols.a2a import a2a_routes
 from awaken_stores import SqliteStore
 
+from tests.e2e.conftest import DeployTool
+
 EXTENDED_TOKEN = "card-secret"
 
 
@@ -59,28 +57,6 @@ class SlowTool(Tool):
     async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
         await asyncio.Event().wait()
         return ToolResult.success("slow", {})
-
-
-class DeployTool(Tool):
-    """Needs a human's approval: suspends (replay mode) until a decision replays the call.
-    ``deployed`` counts the approved executions (the side effect)."""
-
-    def __init__(self) -> None:
-        self.deployed = 0
-
-    def descriptor(self) -> ToolDescriptor:
-        return ToolDescriptor("deploy", "Deploy", "Deploy the app (asks for approval)")
-
-    async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
-        if ctx.resume_input is not None:
-            self.deployed += 1
-            return ToolResult.success("deploy", {"deployed": True})
-        ticket = SuspendTicket(
-            suspension=Suspension(id=f"perm_{ctx.call_id}", action="tool:PermissionConfirm"),
-            pending=PendingToolCall(id=ctx.call_id, name="deploy", arguments=args),
-            resume_mode=ToolCallResumeMode.REPLAY_TOOL_CALL,
-        )
-        return ToolResult.suspended_with("deploy", "approve the deployment", ticket)
 
 
 class LookupTool(Tool):
@@ -202,10 +178,10 @@ def local(tmp_path_factory: pytest.TempPathFactory, serve_app: Any, remote: Any)
     return serve_app(tmp_path_factory.mktemp("a2a-local") / "b.db", _a2a_app(agents))
 
 
-async def _client(base_url: str, *, streaming: bool = False) -> Any:
+async def _client(base_url: str, *, streaming: bool = False, binding: str = "HTTP+JSON") -> Any:
     async with httpx.AsyncClient() as http:
         card = await A2ACardResolver(http, base_url).get_agent_card()
-    config = ClientConfig(streaming=streaming, supported_protocol_bindings=["HTTP+JSON"])
+    config = ClientConfig(streaming=streaming, supported_protocol_bindings=[binding])
     return ClientFactory(config).create(card), card
 
 
@@ -292,9 +268,10 @@ async def test_streaming_send_reports_status_updates(local: Any) -> None:
     await client.close()
 
 
-async def test_cancel_a_running_task_while_subscribed(local: Any) -> None:
-    client, _ = await _client(local.base_url)
-    watcher, _ = await _client(local.base_url, streaming=True)
+@pytest.mark.parametrize("binding", ["HTTP+JSON", "JSONRPC"])
+async def test_cancel_a_running_task_while_subscribed(local: Any, binding: str) -> None:
+    client, _ = await _client(local.base_url, binding=binding)
+    watcher, _ = await _client(local.base_url, streaming=True, binding=binding)
     task = await _send(client, _user("please be slow"), immediately=True)
     await _poll(client, task.id, until={pb.TASK_STATE_WORKING})
 
@@ -412,30 +389,6 @@ async def test_jsonrpc_blocking_send_list_and_errors(rpc: Any) -> None:
         bad = pb.Message(message_id=new_id(), role=pb.ROLE_AGENT, parts=[pb.Part(text="x")])
         [r async for r in client.send_message(pb.SendMessageRequest(message=bad))]
     await client.close()
-
-
-async def test_jsonrpc_cancel_while_subscribed(rpc: Any) -> None:
-    client = await create_client(rpc.base_url, ClientConfig(streaming=False))
-    watcher = await _default_client(rpc.base_url)
-    task = await _send(client, _user("please be slow"), immediately=True)
-    await _poll(client, task.id, until={pb.TASK_STATE_WORKING})
-    subscribed = asyncio.Event()
-
-    async def watch() -> list[pb.StreamResponse]:
-        frames = []
-        async for frame in watcher.subscribe(pb.SubscribeToTaskRequest(id=task.id)):
-            frames.append(frame)
-            subscribed.set()
-        return frames
-
-    subscription = asyncio.create_task(watch())
-    await asyncio.wait_for(subscribed.wait(), 30)
-    cancelled = await client.cancel_task(pb.CancelTaskRequest(id=task.id))
-    assert cancelled.status.state == pb.TASK_STATE_CANCELED
-    frames = await asyncio.wait_for(subscription, 30)
-    assert frames[0].task.id == task.id and _final_state(frames) == pb.TASK_STATE_CANCELED
-    await client.close()
-    await watcher.close()
 
 
 async def test_jsonrpc_tool_approval_continues_the_task(rpc: Any) -> None:
