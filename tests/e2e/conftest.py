@@ -55,13 +55,18 @@ class WeatherTool(Tool):
 
 
 class DeployTool(Tool):
-    """Needs a human's approval: suspends (replay mode) until a decision replays the call."""
+    """Needs a human's approval: suspends (replay mode) until a decision replays the call.
+    ``deployed`` counts the approved executions (the side effect)."""
+
+    def __init__(self) -> None:
+        self.deployed = 0
 
     def descriptor(self) -> ToolDescriptor:
         return ToolDescriptor("deploy", "Deploy", "Deploy the app (asks for approval)")
 
     async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
         if ctx.resume_input is not None:
+            self.deployed += 1
             return ToolResult.success("deploy", {"deployed": True})
         ticket = SuspendTicket(
             suspension=Suspension(id=f"perm_{ctx.call_id}", action="tool:PermissionConfirm"),
