@@ -14,12 +14,14 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from awaken_contract.contract.mailbox import MailboxJobStatus
 
 CONFIG = """
 server:
@@ -43,12 +45,19 @@ def _free_port() -> int:
 class ServeProcess:
     """``awaken serve`` in a subprocess with its log in a file."""
 
-    def __init__(self, tmp: Path, store_url: str | None, name: str, config: bool = True) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        store_url: str | None,
+        name: str,
+        config: bool = True,
+        config_text: str = CONFIG,
+    ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         args = ["serve", "--port", str(self.port)]
         if config:
-            (tmp / "awaken.yaml").write_text(CONFIG)
+            (tmp / "awaken.yaml").write_text(config_text)
             args += ["--config", str(tmp / "awaken.yaml")]
         if store_url:
             args += ["--store", store_url]
@@ -343,3 +352,49 @@ async def test_decision_after_a_crash_while_waiting_for_a_human(tmp_path: Path) 
             assert [j["status"] for j in jobs] == ["Accepted", "Accepted"]
     finally:
         second.stop()
+
+
+PARK_LEASE_MS = 3_600_000
+PARK_CONFIG = f"""
+server:
+  mailbox:
+    lease_ms: 2000
+    suspended_lease_ms: {PARK_LEASE_MS}
+    lease_renewal_interval: 600
+    sweep_interval: 0.3
+"""
+
+
+async def test_a_parked_run_holds_the_suspended_lease_from_the_moment_it_parks(
+    tmp_path: Path,
+) -> None:
+    """Killed right after parking, the job is not reclaimed before its suspended lease ends.
+
+    The renewal interval is longer than the running lease, so only the switch to the suspended
+    lease at the moment of parking can keep the job from expiring with the running lease.
+    """
+    from awaken_stores import SqliteStore
+
+    db = tmp_path / "park.db"
+    server = ServeProcess(tmp_path, f"sqlite:///{db}", "park", config_text=PARK_CONFIG)
+    try:
+        await server.ready()
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as c:
+            body = {"agentId": "assistant", "messages": [{"role": "user", "content": "approve"}]}
+            async with c.stream("POST", "/v1/runs", json=body) as r:
+                lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+        finish = json.loads(lines[-1][6:])
+        assert finish["termination"] == {"type": "suspended"}
+    finally:
+        server.kill()  # right after the run parked: no renewal has happened
+    killed_at = int(time.time() * 1000)
+    async with SqliteStore(db) as store:
+        jobs = await store.mailbox.list(finish["thread_id"], None, 10, 0)
+        assert [j.status for j in jobs] == [MailboxJobStatus.CLAIMED]
+        job = jobs[0]
+        assert job.lease_until is not None
+        # past the running lease (2 s after the kill) the job is still held ...
+        assert await store.mailbox.reclaim_expired_leases(killed_at + 2_000 + 1, 10) == []
+        # ... and once the suspended lease has run out, a sweep reclaims it
+        reclaimed = await store.mailbox.reclaim_expired_leases(job.lease_until + 1, 10)
+        assert [j.job_id for j in reclaimed] == [job.job_id]
