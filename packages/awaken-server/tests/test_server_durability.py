@@ -398,3 +398,59 @@ async def test_a_parked_run_holds_the_suspended_lease_from_the_moment_it_parks(
         # ... and once the suspended lease has run out, a sweep reclaims it
         reclaimed = await store.mailbox.reclaim_expired_leases(job.lease_until + 1, 10)
         assert [j.job_id for j in reclaimed] == [job.job_id]
+
+
+SYNC_CONFIG = """
+server:
+  config_sync:
+    poll_interval: 3600
+"""
+
+
+@pytest.mark.postgres
+async def test_config_written_on_one_instance_is_served_by_another(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    """Two ``awaken serve`` processes on one PostgreSQL: an agent POSTed to A is served by B.
+
+    The digest poll is an hour, so only the LISTEN/NOTIFY subscription can carry the change.
+    """
+    dsn = await _fresh_database(postgres_dsn, "awaken_config_sync")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = ServeProcess(tmp_path / "a", dsn, "a", config_text=SYNC_CONFIG)
+    b = ServeProcess(tmp_path / "b", dsn, "b", config_text=SYNC_CONFIG)
+    try:
+        await a.ready()
+        await b.ready()
+        async with (
+            httpx.AsyncClient(base_url=a.url, timeout=30) as ca,
+            httpx.AsyncClient(base_url=b.url, timeout=30) as cb,
+        ):
+            assert (await cb.get("/v1/agents/helper")).status_code == 404
+            agent = {"id": "helper", "model_id": "demo", "system_prompt": "Help."}
+            assert (await ca.post("/v1/config/agents", json=agent)).status_code == 201
+
+            body = {"agentId": "helper", "messages": [{"role": "user", "content": "hello"}]}
+
+            async def b_runs_helper() -> bool:
+                # /v1/agents reads the store; a run needs B's runtime to know the agent
+                async with cb.stream("POST", "/v1/runs", json=body) as r:
+                    if r.status_code == 404:
+                        return False
+                    assert r.status_code == 200, (r.status_code, await r.aread())
+                    lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+                assert json.loads(lines[-1][6:])["termination"] == {"type": "natural_end"}
+                return True
+
+            await _poll(b_runs_helper, limit_secs=30)
+            assert (await ca.delete("/v1/config/agents/helper")).status_code == 204
+
+            async def gone_from_b() -> bool:
+                return (await cb.post("/v1/runs", json=body)).status_code == 404
+
+            await _poll(gone_from_b, limit_secs=30)
+        assert "config change applied" in b.log()
+    finally:
+        a.stop()
+        b.stop()

@@ -70,7 +70,7 @@ class JobSink(EventSink):
         hub_sink: HubSink,
         target: ReconnectableEventSink,
         metrics: ServerMetrics | None,
-        on_park_change: Callable[[], Awaitable[None]] | None = None,
+        on_park_change: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.worker = worker
         self.hub_sink = hub_sink
