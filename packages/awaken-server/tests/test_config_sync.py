@@ -3,8 +3,6 @@ after the PostgreSQL LISTEN connection dropped."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +11,7 @@ from awaken_contract.contract.storage import ConfigStore
 from awaken_contract.registry_spec import AgentSystemConfig
 from awaken_contract.runtime import AgentRuntimeApi
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing import wait_until
 from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.config_sync import ConfigSync, ConfigSyncConfig
 from awaken_stores import SqliteStore
@@ -35,15 +34,6 @@ class Published:
         self.runtimes.append(runtime)
 
 
-async def _until(check: Callable[[], bool | Awaitable[bool]], what: str) -> None:
-    for _ in range(600):
-        result = check()
-        if result if isinstance(result, bool) else await result:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"gave up waiting: {what}")
-
-
 async def _sync_for(store: ConfigStore, config: ConfigSyncConfig) -> tuple[ConfigSync, Published]:
     published = Published()
     manager = ConfigRuntimeManager(store, published.build)
@@ -59,11 +49,15 @@ async def test_digest_poll_picks_up_a_write_by_another_process_on_sqlite(tmp_pat
         sync, published = await _sync_for(mine.config, ConfigSyncConfig(poll_interval=0.05))
         try:
             await theirs.config.put("agents", "helper", AGENT)
-            await _until(lambda: sync.applies == 1, "the digest poll re-applied the config")
+            await wait_until(
+                lambda: sync.applies == 1, 30, message="the digest poll re-applied the config"
+            )
             assert published.agents[-1] == ["helper"] and len(published.runtimes) == 1
             # unchanged documents: no further applies however often the poll runs
             before = len(published.agents)
-            await _until(lambda: sync.applies == 1 and len(published.agents) == before, "stable")
+            await wait_until(
+                lambda: sync.applies == 1 and len(published.agents) == before, 30, message="stable"
+            )
         finally:
             await sync.stop()
 
@@ -98,7 +92,7 @@ async def test_listener_resubscribes_after_its_connection_is_killed(postgres_dsn
     config = ConfigSyncConfig(poll_interval=3600, reconnect_initial=0.05)
     sync, published = await _sync_for(store.config, config)
     try:
-        await _until(lambda: sync.subscriptions == 1, "the listener attached")
+        await wait_until(lambda: sync.subscriptions == 1, 30, message="the listener attached")
         conn = await asyncpg.connect(postgres_dsn)
         try:
             killed = await conn.fetchval(
@@ -109,9 +103,11 @@ async def test_listener_resubscribes_after_its_connection_is_killed(postgres_dsn
         finally:
             await conn.close()
         assert killed >= 1
-        await _until(lambda: sync.subscriptions >= 2, "the listener re-subscribed")
+        await wait_until(lambda: sync.subscriptions >= 2, 30, message="the listener re-subscribed")
         await writer.config.put("agents", "helper", AGENT)
-        await _until(lambda: ["helper"] in published.agents, "the change applied after the drop")
+        await wait_until(
+            lambda: ["helper"] in published.agents, 30, message="the change applied after the drop"
+        )
     finally:
         await sync.stop()
         await writer.config.delete("agents", "helper")

@@ -80,6 +80,8 @@ def create_app(
             if sync is not None:
                 await sync.stop()
             await state.mailbox.stop(float(config.shutdown.timeout_secs))
+            for close in state.closers:
+                await close()
 
     admin_token = config.effective_admin_token()
     api_auth = BearerAuth(config.effective_api_keys())
