@@ -64,6 +64,8 @@ class ConfigSync:
         """Runtimes rebuilt and published because the store changed."""
         self.subscriptions = 0
         """Times the change listener was (re)attached."""
+        self.checks = 0
+        """Digest comparisons made (each notification burst or poll tick is one)."""
         self._dirty = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -97,6 +99,7 @@ class ConfigSync:
     async def sync_once(self) -> bool:
         """Re-apply if the stored documents differ from the applied ones; ``True`` if applied."""
         manager = self.manager
+        self.checks += 1
         async with manager.lock:
             if await manager.stored_digest() == manager.applied_digest:
                 return False
