@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from awaken_contract.contract.mailbox import MailboxStore
@@ -23,6 +23,7 @@ from starlette.requests import Request
 
 from awaken_server.auth import ADMIN_TOKEN_ENV, api_keys_from_env
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.config_sync import ConfigSyncConfig
 from awaken_server.mailbox import Mailbox, MailboxConfig
 from awaken_server.metrics import ServerMetrics
 from awaken_server.security import HostPolicy, SecurityConfig
@@ -92,6 +93,8 @@ class ServerConfig(BaseModel):
     default_agent_id: str = "default"
     """Agent used when a request names none and the thread has no previous run."""
     mailbox: MailboxConfig = Field(default_factory=MailboxConfig)
+    config_sync: ConfigSyncConfig = Field(default_factory=ConfigSyncConfig)
+    """How config written by other instances on the same store is picked up."""
     observability: ObservabilityServerConfig = Field(default_factory=ObservabilityServerConfig)
     """Prometheus feed, OTLP export and content capture of the observability plugin."""
     security: SecurityConfig = Field(default_factory=SecurityConfig)
@@ -167,6 +170,8 @@ class AppState:
         self.runtime = runtime
         self.extra: dict[str, Any] = {}
         """Free slots for protocol adapters (e.g. their own replay buffers)."""
+        self.closers: list[Callable[[], Awaitable[None]]] = []
+        """Awaited at shutdown, after the mailbox stops (e.g. hosted plugins' connections)."""
 
     @property
     def runtime(self) -> AgentRuntimeApi:
@@ -176,6 +181,10 @@ class AppState:
     @runtime.setter
     def runtime(self, value: AgentRuntimeApi) -> None:
         self.mailbox.runtime = value
+
+    def publish_runtime(self, runtime: AgentRuntimeApi) -> None:
+        """Make ``runtime`` the one new runs use (runs in flight keep theirs)."""
+        self.runtime = runtime
 
     @classmethod
     def build(

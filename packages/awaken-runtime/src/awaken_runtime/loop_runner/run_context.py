@@ -323,7 +323,14 @@ class LoopContext:
     async def checkpoint(
         self, termination: TerminationReason | None = None, response: str = ""
     ) -> None:
-        """Persist messages and the run record (no-op without a checkpoint store)."""
+        """Persist messages and the run record (no-op without a checkpoint store), and the
+        Shared/Profile keys the run changed (with a profile store)."""
+        scoped = self.params.scoped_state
+        if scoped is not None:
+            try:
+                await scoped.save()
+            except StorageError as exc:
+                raise LoopStorageFailed(str(exc)) from exc
         target = self.params.checkpoint_store
         if target is None:
             return
