@@ -763,15 +763,13 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
     hop per job update (a remembered job that was purged meanwhile is simply missing from the
     transaction, as an unknown one is)."""
 
-    def __init__(
-        self,
-        path: str | Path | _SqliteDb,
-        *,
-        busy_timeout_ms: int = 5_000,
-        synchronous: str = "FULL",
-    ) -> None:
-        super().__init__(path, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
-        self._mailboxes: dict[str, str] = {}
+    _known: dict[str, str] | None = None
+
+    @property
+    def _mailboxes(self) -> dict[str, str]:
+        if self._known is None:
+            self._known = {}
+        return self._known
 
     def _remember(self, job_id: str, mailbox_id: str) -> None:
         known = self._mailboxes
