@@ -34,6 +34,7 @@ from awaken_runtime.context.compaction import (
     custom_summarizer,
 )
 from awaken_runtime.context.summarizer import DefaultSummarizer
+from awaken_runtime.loop_runner.output import shape_request
 from awaken_runtime.loop_runner.request import (
     effective_overrides,
     filter_tools,
@@ -184,6 +185,7 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
         request.messages, request.tools = apply_transforms(
             request.messages, request.tools, [t.transform for t in transforms]
         )
+    shape_request(run, request)
 
 
 async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
