@@ -61,9 +61,7 @@ async def _run(url: str, adapter: str, model: str, *, with_tool: bool = False) -
         builder = builder.with_tool("lookup", lookup)
     runtime = builder.build()
     return await runtime.run(
-        RunRequest("t", [Message.user("Tokyo has 14 million people.")]).with_agent_id(
-            "extractor"
-        )
+        RunRequest("t", [Message.user("Tokyo has 14 million people.")]).with_agent_id("extractor")
     )
 
 
