@@ -60,6 +60,8 @@ MAPPING: dict[str, list[str]] = {
     "log_context": ["awaken_contract.log_context"],
     "ext_deferred_tools": ["awaken_ext_deferred_tools"],
     "ext_generative_ui": ["awaken_ext_generative_ui"],
+    "ext_reminder": ["awaken_ext_reminder"],
+    "ext_compact": ["awaken_ext_compact"],
     "tool_pattern": ["awaken_tool_pattern"],
 }
 # The top-level ``awaken`` namespace: the names the book imports as ``awaken::X``.

@@ -51,6 +51,7 @@ __all__ = [
     "CircuitBreakerConfig",
     "CompactionConfig",
     "CompactionConfigKey",
+    "ConfigSection",
     "ContextCompactionMode",
     "ContextWindowPolicy",
     "InferenceOverride",
@@ -69,7 +70,9 @@ __all__ = [
     "RemoteEndpoint",
     "RetryConfigKey",
     "load_config_file",
+    "parse_config_text",
     "parse_document",
+    "read_config_text",
 ]
 
 C = TypeVar("C")
@@ -114,6 +117,68 @@ def parse_document(text: str | bytes, fmt: str, source: str = "<document>") -> A
         raw = text.decode("utf-8") if isinstance(text, bytes) else text
         return _load_yaml(raw, source)
     raise ConfigLoadError(f"parse error: {source}: unsupported format {fmt!r} (use json or yaml)")
+
+
+def parse_config_text(text: str, ext: str = "json", source: str = "config") -> Any:
+    """Plain data of a user-written config text: YAML for a ``yaml``/``yml`` hint and for text
+    that does not start with ``{`` or ``[``, else JSON (``ConfigLoadError`` "parse error: …")."""
+    yaml_hint = ext.lower().lstrip(".") in ("yaml", "yml")
+    fmt = "yaml" if yaml_hint or not text.lstrip().startswith(("{", "[")) else "json"
+    return parse_document(text, fmt, source)
+
+
+def read_config_text(path: str | Path) -> tuple[str, str]:
+    """``(text, extension)`` of a config file (``ConfigLoadError`` "io error: …")."""
+    file = Path(path)
+    try:
+        return file.read_text(encoding="utf-8"), file.suffix.lstrip(".")
+    except OSError as exc:
+        raise ConfigLoadError(f"io error: {exc}") from exc
+
+
+class ConfigSection(BaseModel):
+    """Mixin of a plugin's user-written config section: ``from_file`` / ``from_str`` /
+    ``validate_section`` raising ``CONFIG_ERROR`` with every problem named
+    (``invalid <CONFIG_LABEL>: rules.0.tool: …``)."""
+
+    CONFIG_ERROR: ClassVar[type[ConfigLoadError]] = ConfigLoadError
+    CONFIG_LABEL: ClassVar[str] = "config"
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Self:
+        """Load a JSON or YAML file (chosen by its extension; JSON text is always JSON)."""
+        try:
+            text, ext = read_config_text(path)
+        except ConfigLoadError as exc:
+            raise cls.CONFIG_ERROR(str(exc)) from None
+        return cls.from_str(text, ext)
+
+    @classmethod
+    def from_str(cls, text: str, ext: str = "json") -> Self:
+        """Parse configuration text; ``ext`` (``json``, ``yaml``, ``yml``) hints the format.
+
+        JSON is always accepted; YAML is used for YAML hints and for text that does not start
+        with ``{`` or ``[``.
+        """
+        try:
+            data = parse_config_text(text, ext, cls.CONFIG_LABEL)
+        except ConfigLoadError as exc:
+            raise cls.CONFIG_ERROR(str(exc)) from None
+        return cls.validate_section({} if data is None else data)
+
+    @classmethod
+    def validate_section(cls, data: Any) -> Self:
+        """Validate plain data."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = []
+            for error in exc.errors():
+                # union members tagged by a callable discriminator are not places
+                loc = [str(p) for p in error["loc"] if p not in ("text", "structured")]
+                message = str(error["msg"]).removeprefix("Value error, ")
+                problems.append(f"{'.'.join(loc) or 'config'}: {message}")
+            raise cls.CONFIG_ERROR(f"invalid {cls.CONFIG_LABEL}: " + "; ".join(problems)) from None
 
 
 def _read_file(path: str | Path) -> tuple[Any, str]:

@@ -45,6 +45,16 @@ _IDENT = _ASCII_ALNUM | {"_", "-"}
 _DIGITS = frozenset("0123456789")
 
 
+def check_pattern(text: str) -> str:
+    """``text`` when it parses; else ``ValueError("invalid pattern `text`: …")`` (for config
+    validators)."""
+    try:
+        parse_pattern(text)
+    except PatternSyntaxError as exc:
+        raise ValueError(f"invalid pattern `{text}`: {exc}") from None
+    return text
+
+
 def parse_pattern(text: str) -> ToolCallPattern:
     """Parse a pattern string; raise :class:`PatternSyntaxError` pointing at the column."""
     return _Parser(text.strip()).parse()
