@@ -18,12 +18,11 @@ from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor,
 from awaken_contract.errors import ConfigLoadError
 from awaken_ext_reminder import ReminderConfigKey
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
+from awaken_runtime.testing.pytest_plugin import ServeAsgi
 from awaken_server.app import ServerConfig
 from awaken_server.bootstrap import ServeSetup, build_runtime, setup_from_file
 from awaken_server.serve import prepare_app
 from awaken_stores import InMemoryStore
-
-from .conftest import ServeAsgi
 
 MODELS = """
 models:

@@ -968,10 +968,11 @@ class ProviderSpec(_Document):
 
 
 class McpTransport(enum.StrEnum):
-    """Transport of an MCP server connection."""
+    """Transport of an MCP server connection (``sse`` is the legacy HTTP+SSE transport)."""
 
     STDIO = "stdio"
     HTTP = "http"
+    SSE = "sse"
 
 
 class McpRestartPolicy(BaseModel):
@@ -987,7 +988,15 @@ class McpRestartPolicy(BaseModel):
 
 
 class McpServerSpec(_Document):
-    """A managed MCP server entry (namespace ``mcp-servers``)."""
+    """One MCP server: a managed entry (namespace ``mcp-servers``) and what the MCP extension
+    connects to.
+
+    ``stdio`` spawns ``command args…`` (``env`` is added to the inherited environment, ``cwd``
+    is the working directory); ``http`` (Streamable HTTP) and ``sse`` (legacy HTTP+SSE) connect
+    to ``url`` sending ``headers`` with every request. ``timeout_secs`` bounds every request
+    (clamped to ≥ 1). ``restart_policy`` drives automatic reconnects after the server dies.
+    ``name`` is accepted for ``id`` (the extension's spelling).
+    """
 
     model_config = _STRICT
 
@@ -999,14 +1008,16 @@ class McpServerSpec(_Document):
     config: dict[str, Any] = Field(default_factory=dict)
     timeout_secs: int = 30
     env: SecretMap = Field(default_factory=dict)
+    cwd: str | None = None
+    headers: SecretMap = Field(default_factory=dict)
     restart_policy: McpRestartPolicy = Field(default_factory=McpRestartPolicy)
 
-    @field_validator("id")
+    @field_validator("id", mode="before")
     @classmethod
-    def _id_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("id must not be blank")
-        return value.strip()
+    def _id_not_blank(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("server name must be non-empty (id must not be blank)")
+        return value.strip() if isinstance(value, str) else value
 
     @field_validator("timeout_secs")
     @classmethod
@@ -1020,28 +1031,78 @@ class McpServerSpec(_Document):
                 raise ValueError("stdio transport requires a non-blank 'command'")
             self.__dict__["command"] = (self.command or "").strip()
         else:
-            if not (self.url or "").strip():
-                raise ValueError("http transport requires a non-blank 'url'")
-            self.__dict__["url"] = (self.url or "").strip()
+            url = (self.url or "").strip()
+            if not url:
+                raise ValueError(f"{self.transport.value} transport requires a non-blank 'url'")
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"url must start with http:// or https://, got {url!r}")
+            self.__dict__["url"] = url
         return self
 
+    # ------------------------------------------------------------------ constructors
     @classmethod
-    def stdio(cls, id: str, command: str, args: list[str] | None = None) -> McpServerSpec:
-        """A stdio server started as a subprocess."""
-        return cls(id=id, transport=McpTransport.STDIO, command=command, args=list(args or []))
+    def stdio(cls, id: str, command: str, args: list[str] | None = None, **options: Any) -> Self:
+        """A server started as a subprocess speaking newline-delimited JSON-RPC on stdio."""
+        return cls(
+            id=id, transport=McpTransport.STDIO, command=command, args=list(args or []), **options
+        )
 
     @classmethod
-    def http(cls, id: str, url: str) -> McpServerSpec:
-        """A streamable-HTTP server."""
-        return cls(id=id, transport=McpTransport.HTTP, url=url)
+    def http(cls, id: str, url: str, **options: Any) -> Self:
+        """A Streamable HTTP server."""
+        return cls(id=id, transport=McpTransport.HTTP, url=url, **options)
+
+    @classmethod
+    def sse(cls, id: str, url: str, **options: Any) -> Self:
+        """A legacy HTTP+SSE server (``url`` is the SSE endpoint)."""
+        return cls(id=id, transport=McpTransport.SSE, url=url, **options)
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def name(self) -> str:
+        """The server name (= ``id``): the middle part of its tools' ids."""
+        return self.id
+
+    def with_env(self, key: str, value: str) -> Self:
+        """Add an environment variable (stdio)."""
+        return self.model_copy(update={"env": {**self.env, key: value}})
+
+    def with_cwd(self, cwd: str | Path) -> Self:
+        """Set the working directory (stdio)."""
+        return self.model_copy(update={"cwd": str(cwd)})
+
+    def with_header(self, key: str, value: str) -> Self:
+        """Add an HTTP header (http / sse)."""
+        return self.model_copy(update={"headers": {**self.headers, key: value}})
+
+    def with_timeout(self, seconds: int) -> Self:
+        """Set the per-request timeout (clamped to ≥ 1 s)."""
+        return self.model_copy(update={"timeout_secs": max(seconds, 1)})
+
+    def with_restart_policy(self, policy: McpRestartPolicy) -> Self:
+        """Set the automatic reconnect policy."""
+        return self.model_copy(update={"restart_policy": policy})
+
+    def reconnect_delay(self, attempt: int) -> float:
+        """Seconds to wait before reconnect ``attempt`` (0-based):
+        ``delay_ms * backoff_multiplier**attempt`` capped at ``max_delay_ms``."""
+        policy = self.restart_policy
+        delay_ms = policy.delay_ms * policy.backoff_multiplier ** max(attempt, 0)
+        return min(delay_ms, float(policy.max_delay_ms)) / 1000.0
+
+    @property
+    def max_reconnect_attempts(self) -> int:
+        """Attempts before the server is marked permanently failed (default 5)."""
+        attempts = self.restart_policy.max_attempts
+        return 5 if attempts is None else attempts
 
     @model_serializer(mode="wrap")
     def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("command", "url"):
+        for key in ("command", "url", "cwd"):
             if data.get(key) is None:
                 data.pop(key, None)
-        for key in ("args", "config", "env"):
+        for key in ("args", "config", "env", "headers"):
             if not data.get(key):
                 data.pop(key, None)
         return data

@@ -13,6 +13,7 @@ builder.with_plugin("mcp", McpPlugin(manager))
 
 from awaken_ext_mcp.config import (
     McpServerConnectionConfig,
+    McpTransport,
     McpTransportKind,
     default_restart_policy,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "McpTool",
     "McpToolRegistry",
     "McpToolRegistryManager",
+    "McpTransport",
     "McpTransportKind",
     "ProgressForwarder",
     "call_result_to_tool_result",

@@ -60,6 +60,20 @@ def parse_pattern(text: str) -> ToolCallPattern:
     return _Parser(text.strip()).parse()
 
 
+def parse_tool_matcher(text: str) -> ToolMatcher:
+    """Parse the tool part alone (``read_file``, ``mcp__gh__*``, ``/^read_.*$/``).
+
+    The one tool-id matching of Awaken: exact ids, globs (:func:`wildcard_match`, anchored) and
+    ``/regex/`` (unanchored search; write ``^…$`` to anchor). Raises
+    :class:`PatternSyntaxError` for an empty name, an invalid regex or trailing text.
+    """
+    parser = _Parser(text.strip())
+    matcher = parser.tool_part()
+    if parser.pos < len(parser.text):
+        raise parser.error(f"unexpected trailing: '{parser.text[parser.pos :]}'")
+    return matcher
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
