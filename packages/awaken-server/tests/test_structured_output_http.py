@@ -6,19 +6,21 @@ mock is the scripted model (it cannot call a provider's native mode, so it gets 
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 from awaken_contract.contract.message import ToolCall
 from awaken_runtime.engine import ScriptedLlm, tool_step
+from awaken_runtime.testing.pytest_plugin import ServeAsgi
+from awaken_runtime.testing.sse import parse_sse_text
 from awaken_server.app import ServerConfig
 from awaken_server.bootstrap import setup_from_file
 from awaken_server.serve import prepare_app
 from awaken_stores import SqliteStore
-
-from .conftest import ServeAsgi
 
 YAML = """
 models:
@@ -48,24 +50,32 @@ def _final(args: Any, call_id: str) -> Any:
 
 
 def _sse_data(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data: {")]
+    return [f.data for f in parse_sse_text(text) if isinstance(f.data, dict)]
 
 
-async def _serve(tmp_path: Path, serve: ServeAsgi, llm: ScriptedLlm) -> httpx.AsyncClient:
+@contextlib.asynccontextmanager
+async def _serve(
+    tmp_path: Path, serve: ServeAsgi, llm: ScriptedLlm
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The app ``awaken serve`` builds from :data:`YAML` on a real SQLite file."""
     config = tmp_path / "awaken.yaml"
     config.write_text(YAML, encoding="utf-8")
     setup = setup_from_file(config)
     setup.executors["scripted"] = llm
     store = SqliteStore(tmp_path / "awaken.db")
     app, _ = await prepare_app(setup, store, ServerConfig())
-    return httpx.AsyncClient(base_url=await serve(app), timeout=30)
+    try:
+        async with httpx.AsyncClient(base_url=await serve(app), timeout=30) as client:
+            yield client
+    finally:
+        await store.close()
 
 
 async def test_native_run_finish_carries_the_output_after_a_retry(
     tmp_path: Path, serve: ServeAsgi
 ) -> None:
     llm = ScriptedLlm([_final({"name": "Tokyo", "population": -1}, "f1"), _final(CITY, "f2")])
-    async with await _serve(tmp_path, serve, llm) as client:
+    async with _serve(tmp_path, serve, llm) as client:
         payload = {"agentId": "extractor", "messages": [{"role": "user", "content": "Tokyo?"}]}
         response = await client.post("/v1/runs", json=payload)
         assert response.status_code == 200, response.text
@@ -84,7 +94,7 @@ async def test_native_run_finish_carries_the_output_after_a_retry(
 
 async def test_exhausted_retries_are_an_error_frame(tmp_path: Path, serve: ServeAsgi) -> None:
     llm = ScriptedLlm([_final({"name": "X"}, "f1"), _final({"name": "X"}, "f2")])
-    async with await _serve(tmp_path, serve, llm) as client:
+    async with _serve(tmp_path, serve, llm) as client:
         payload = {"agentId": "extractor", "messages": [{"role": "user", "content": "?"}]}
         response = await client.post("/v1/runs", json=payload)
     frames = _sse_data(response.text)
@@ -96,7 +106,7 @@ async def test_exhausted_retries_are_an_error_frame(tmp_path: Path, serve: Serve
 
 async def test_ai_sdk_stream_has_a_data_output_part(tmp_path: Path, serve: ServeAsgi) -> None:
     llm = ScriptedLlm([_final(CITY, "f1")])
-    async with await _serve(tmp_path, serve, llm) as client:
+    async with _serve(tmp_path, serve, llm) as client:
         body = {
             "id": "chat-1",
             "threadId": "so-ai-sdk",
@@ -116,7 +126,7 @@ async def test_ai_sdk_stream_has_a_data_output_part(tmp_path: Path, serve: Serve
 
 async def test_a2a_task_has_a_data_part(tmp_path: Path, serve: ServeAsgi) -> None:
     llm = ScriptedLlm([_final(CITY, "f1")])
-    async with await _serve(tmp_path, serve, llm) as client:
+    async with _serve(tmp_path, serve, llm) as client:
         message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "Tokyo?"}]}
         response = await client.post(
             "/v1/a2a/extractor/message:send",
