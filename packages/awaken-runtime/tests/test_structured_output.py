@@ -13,7 +13,6 @@ from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.message import Message, Role, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import ToolDescriptor, tool
-from awaken_contract.errors import BuildError
 from awaken_contract.output_schema import OutputSchema
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_contract.runtime import AgentRunResult
@@ -190,8 +189,8 @@ def test_optional_fields_are_not_strict() -> None:
 
 
 def test_invalid_schemas_and_names_are_refused() -> None:
-    with pytest.raises(BuildError, match="invalid JSON Schema"):
-        OutputValidator(OutputSchema.of({"type": "no-such-type"}))
+    with pytest.raises(ValueError, match="invalid JSON Schema"):
+        OutputSchema.of({"type": "no-such-type"})
     with pytest.raises(ValueError, match="name must be"):
         OutputSchema.of({"type": "object"}, name="has space")
     with pytest.raises(TypeError):

@@ -139,3 +139,15 @@ async def test_a2a_task_has_a_data_part(tmp_path: Path, serve: ServeAsgi) -> Non
     data_part = {"data": CITY, "mediaType": "application/json"}
     assert task["status"]["message"]["parts"] == [data_part]
     assert task["artifacts"][0]["parts"] == [data_part]
+
+
+async def test_config_api_validates_output_schema(live: Any) -> None:
+    agent = {"id": "typed", "model_id": "demo", "output_schema": {"type": "no-such-type"}}
+    refused = await live.client.post("/v1/config/agents", json=agent)
+    assert refused.status_code == 400
+    assert "invalid JSON Schema" in refused.json()["error"]
+    agent["output_schema"] = {"name": "city", "schema": {"type": "object"}, "max_retries": 0}
+    created = await live.client.post("/v1/config/agents", json=agent)
+    assert created.status_code == 201, created.text
+    stored = (await live.client.get("/v1/config/agents/typed")).json()
+    assert stored["output_schema"]["schema"] == {"type": "object"}

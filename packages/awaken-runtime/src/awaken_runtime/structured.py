@@ -17,7 +17,6 @@ from typing import Any
 
 import jsonschema
 from awaken_contract.contract.tool import ToolDescriptor
-from awaken_contract.errors import BuildError
 from awaken_contract.output_schema import OutputSchema
 from pydantic import ValidationError
 
@@ -112,17 +111,11 @@ def _strict_compatible(schema: Any) -> bool:
 
 
 class OutputValidator:
-    """One agent's output schema, compiled (raises ``BuildError`` for an invalid schema)."""
+    """One agent's output schema, compiled (the schema itself was checked by ``OutputSchema``)."""
 
     def __init__(self, output: OutputSchema) -> None:
         self.output = output
         schema = output.json_schema
-        try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise BuildError(
-                f"output_schema {output.name}: invalid JSON Schema: {exc.message}"
-            ) from None
         self.wrapped = not _is_object(schema)
         self.schema: dict[str, Any]
         if self.wrapped:
