@@ -208,3 +208,27 @@ def test_descriptor_is_tool_shaped() -> None:
     tool_ = OutputValidator(OutputSchema.of(City)).tool()
     assert isinstance(tool_, ToolDescriptor)
     assert "A city and its population." in tool_.description
+
+
+async def test_final_result_beside_other_calls_ends_the_run_without_them() -> None:
+    calls: list[str] = []
+
+    @tool
+    def lookup(city: str) -> int:
+        """Population of a city."""
+        calls.append(city)
+        return 1
+
+    llm = ScriptedLlm(
+        [
+            tool_step(
+                [
+                    ToolCall("c1", "lookup", {"city": "Tokyo"}),
+                    _final({"name": "T", "population": 2}),
+                ]
+            )
+        ]
+    )
+    result = await _run(llm, AgentSpec("a").with_output_schema(City), tools=[lookup])
+    assert result.output == City(name="T", population=2) and calls == []
+    assert len(llm.requests) == 1
