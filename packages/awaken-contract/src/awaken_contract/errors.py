@@ -473,6 +473,16 @@ class PhaseError(AgentLoopError):
         super().__init__(f"phase error: {error}")
 
 
+class OutputValidationFailed(AgentLoopError):
+    """The model's final answer still did not match the agent's output schema after the
+    configured retries (``output_schema.max_retries``)."""
+
+    def __init__(self, attempts: int, message: str) -> None:
+        self.attempts = attempts
+        self.message = message
+        super().__init__(f"structured output invalid after {attempts} attempt(s): {message}")
+
+
 class InvalidResume(AgentLoopError):
     def __init__(self, message: str) -> None:
         self.message = message
