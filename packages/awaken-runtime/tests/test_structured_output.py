@@ -13,6 +13,7 @@ from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.message import Message, Role, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import ToolDescriptor, tool
+from awaken_contract.errors import AwakenError
 from awaken_contract.output_schema import OutputSchema
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_contract.runtime import AgentRunResult
@@ -189,8 +190,13 @@ def test_optional_fields_are_not_strict() -> None:
 
 
 def test_invalid_schemas_and_names_are_refused() -> None:
-    with pytest.raises(ValueError, match="invalid JSON Schema"):
-        OutputSchema.of({"type": "no-such-type"})
+    # The JSON Schema itself is checked when the agent resolves (the contract has no
+    # jsonschema dependency): build() refuses it, naming the agent.
+    spec = AgentSpec("typed").with_model("m").with_output_schema({"type": "no-such-type"})
+    builder = AgentRuntimeBuilder().with_agent_spec(spec).with_provider("llm", ScriptedLlm([]))
+    builder = builder.with_model("m", ModelSpec(id="m", provider="llm", model="x"))
+    with pytest.raises(AwakenError, match="output_schema is an invalid JSON Schema"):
+        builder.build()
     with pytest.raises(ValueError, match="name must be"):
         OutputSchema.of({"type": "object"}, name="has space")
     with pytest.raises(TypeError):

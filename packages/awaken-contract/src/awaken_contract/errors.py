@@ -287,6 +287,14 @@ class InvalidPluginConfig(ResolveError):
         super().__init__(f'invalid config for plugin {plugin}: section "{key}" — {message}')
 
 
+class InvalidOutputSchema(ResolveError):
+    """An agent's ``output_schema`` is not a valid JSON Schema."""
+
+    def __init__(self, agent_id: str, message: str) -> None:
+        self.agent_id, self.message = agent_id, message
+        super().__init__(f"agent '{agent_id}': output_schema is an invalid JSON Schema: {message}")
+
+
 class UnsupportedRemoteBackend(ResolveError):
     def __init__(self, agent_id: str, backend: str) -> None:
         self.agent_id, self.backend = agent_id, backend

@@ -20,7 +20,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
 from pydantic import (
     AliasChoices,
     BaseModel,
@@ -70,15 +69,6 @@ class OutputSchema(BaseModel):
     def _valid_name(cls, value: str) -> str:
         if not _NAME.match(value):
             raise ValueError("name must be 1-64 letters, digits, '_' or '-'")
-        return value
-
-    @field_validator("json_schema")
-    @classmethod
-    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
-        try:
-            jsonschema.validators.validator_for(value).check_schema(value)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"invalid JSON Schema: {exc.message}") from None
         return value
 
     @model_serializer(mode="wrap")
