@@ -50,6 +50,7 @@ from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.policies.hook import stop_termination
 from awaken_runtime.registry.resolved import ResolvedAgent
 from awaken_runtime.state.store import StateStore
+from awaken_runtime.structured import OutputState
 
 __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 
@@ -104,6 +105,7 @@ class LoopContext:
             ),
         )
         self.pending_decisions: DecisionBatch = []
+        self.output = OutputState()
         # set by activate
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
@@ -362,4 +364,5 @@ class LoopContext:
             run_id=self.identity.run_id,
             thread_id=self.identity.thread_id,
             usage=self.usage,
+            output=self.output.result.value if self.output.result is not None else None,
         )
