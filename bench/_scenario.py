@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from awaken import AgentRuntimeBuilder, AgentSpec, ModelSpec, RunRequest
@@ -17,6 +18,9 @@ from awaken.contract.executor import InferenceRequest, LlmExecutor
 from awaken.contract.inference import StopReason, StreamResult, TokenUsage
 from awaken.contract.message import Message, Role, ToolCall
 from awaken.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken.model import Phase
+from awaken.plugin import Plugin, PluginDescriptor, PluginRegistrar
+from awaken.state import StateCommand
 
 PROMPT = "What is the weather in Tokyo?"
 ANSWER = "It is sunny in Tokyo."
@@ -54,10 +58,54 @@ class GetWeather(Tool):
         return ToolResult.success("get_weather", f"sunny in {args['city']}")
 
 
-def build_runtime(delay: float = 0.0, store: Any = None, plugin: Any = None) -> Any:
+class Unused(Tool):
+    """An extra registered tool the model never calls (the cost of a large tool set)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def descriptor(self) -> ToolDescriptor:
+        name = f"unused_{self.index}"
+        return ToolDescriptor(name, name, f"Extra tool number {self.index}")
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        return ToolResult.success(f"unused_{self.index}", "")
+
+
+_HOOK_PHASES = [phase for phase in Phase if phase is not Phase.TOOL_GATE]
+
+
+async def _no_op(ctx: Any) -> StateCommand:
+    return StateCommand()
+
+
+class NoOpPlugin(Plugin):
+    """A plugin with one hook at every phase that changes nothing."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor(f"noop_{self.index}")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        for phase in _HOOK_PHASES:
+            registrar.register_phase_hook(self.plugin_id, phase, _no_op)
+
+
+def build_runtime(
+    delay: float = 0.0,
+    store: Any = None,
+    plugin: Any = None,
+    *,
+    plugins: Sequence[Plugin] = (),
+    extra_tools: int = 0,
+) -> Any:
+    """The bench agent; ``plugin``/``plugins`` are activated, ``extra_tools`` unused tools added."""
+    every = [*([plugin] if plugin is not None else []), *plugins]
     spec = AgentSpec("bench").with_model("m").with_system_prompt("Be brief.")
-    if plugin is not None:
-        spec = spec.with_hook_filter(plugin.plugin_id)
+    for p in every:
+        spec = spec.with_hook_filter(p.plugin_id)
     builder = (
         AgentRuntimeBuilder()
         .with_agent_spec(spec)
@@ -65,10 +113,12 @@ def build_runtime(delay: float = 0.0, store: Any = None, plugin: Any = None) -> 
         .with_provider("scripted", ScriptedModel(delay))
         .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
     )
+    for i in range(extra_tools):
+        builder = builder.with_tool(f"unused_{i}", Unused(i))
     if store is not None:
         builder = builder.with_thread_run_store(store)
-    if plugin is not None:
-        builder = builder.with_plugin(plugin.plugin_id, plugin)
+    for p in every:
+        builder = builder.with_plugin(p.plugin_id, p)
     return builder.build()
 
 

@@ -1,14 +1,20 @@
 """S2 — concurrency: 1000 runs started at once, every model call sleeps 50 ms.
 
-Ideal wall time is 0.1 s (two model calls per run). Prints wall time and peak RSS increase for
-Awaken and for the plain-asyncio floor, from one process. Targets: ≤ 0.5 s and ≤ 20 MB.
+Ideal wall time is 0.1 s (two model calls per run). Each scenario (the plain-asyncio floor and
+Awaken) runs in a fresh subprocess, so its peak RSS (``VmHWM``, reset through
+``/proc/self/clear_refs`` where the kernel allows) is its own. Prints wall time next to the
+ideal and the peak RSS increase per in-flight run. Targets: wall ≤ 1.5x ideal, ≤ 12 KB per run.
+
+    uv run python bench/s2_concurrency.py [--runs 1000]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
-import resource
+import json
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -18,40 +24,77 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _scenario import ANSWER, awaken_run, build_runtime, floor_run
 
-RUNS = 1000
 DELAY = 0.05
+IDEAL = 2 * DELAY
 
 
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far (MB)."""
+def _status_kb(field: str) -> int:
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} missing from /proc/self/status")
 
 
-async def burst(run: Callable[[], Awaitable[str]]) -> tuple[float, float]:
-    """(wall seconds, peak RSS increase MB) of RUNS concurrent runs."""
+def reset_peak_rss() -> None:
+    """Reset ``VmHWM`` to the current RSS (Linux ≥ 4.0; a no-op where not permitted)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+    except OSError:
+        pass
+
+
+async def burst(run: Callable[[], Awaitable[str]], runs: int) -> dict[str, float]:
+    """Wall seconds and peak RSS increase (KB) of ``runs`` concurrent runs."""
+    await run()  # imports and caches warmed outside the measurement
     gc.collect()
-    before = peak_rss_mb()
+    reset_peak_rss()
+    before = _status_kb("VmHWM")
     start = time.perf_counter()
-    results = await asyncio.gather(*(run() for _ in range(RUNS)))
+    results = await asyncio.gather(*(run() for _ in range(runs)))
     wall = time.perf_counter() - start
     assert all(r == ANSWER for r in results)
-    return wall, peak_rss_mb() - before
+    return {"wall": wall, "rss_kb": _status_kb("VmHWM") - before}
 
 
-async def main() -> None:
-    floor_wall, floor_rss = await burst(lambda: floor_run(DELAY))
-    runtime = build_runtime(DELAY)
-    await awaken_run(runtime)  # warm imports and caches outside the measurement
-    wall, rss = await burst(lambda: awaken_run(runtime))
-    print(f"S2 concurrency ({RUNS} runs at once, model calls sleep {DELAY * 1000:.0f} ms)")
-    print(f"  floor  (plain asyncio): wall {floor_wall:6.3f} s   peak RSS +{floor_rss:6.1f} MB")
-    print(f"  awaken               : wall {wall:6.3f} s   peak RSS +{rss:6.1f} MB")
-    print("  targets: awaken wall <= 0.5 s, RSS increase <= 20 MB (ideal wall 0.1 s)")
+def child(scenario: str, runs: int) -> None:
+    if scenario == "floor":
+        result = asyncio.run(burst(lambda: floor_run(DELAY), runs))
+    else:
+        runtime = build_runtime(DELAY)
+        result = asyncio.run(burst(lambda: awaken_run(runtime), runs))
+    print(json.dumps(result))
+
+
+def measure(scenario: str, runs: int) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", scenario, "--runs", str(runs)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main(runs: int) -> None:
+    print(f"S2 concurrency ({runs} runs at once, model calls sleep {DELAY * 1000:.0f} ms)")
+    for name in ("floor", "awaken"):
+        r = measure(name, runs)
+        print(
+            f"  {name:7s}: wall {r['wall']:6.3f} s = {r['wall'] / IDEAL:4.2f}x ideal "
+            f"({IDEAL:.1f} s)   peak RSS +{r['rss_kb'] / 1024:6.1f} MB = "
+            f"{r['rss_kb'] / runs:5.1f} KB per in-flight run"
+        )
+    print("  targets: awaken wall <= 1.5x ideal, <= 12 KB RSS per in-flight run")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--child", choices=["floor", "awaken"])
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.runs)
+    else:
+        main(args.runs)

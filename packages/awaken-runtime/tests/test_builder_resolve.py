@@ -233,3 +233,40 @@ def test_plugin_named_only_in_the_hook_filter_is_loaded() -> None:
     assert "plugin_tool" in resolved.tools
     plain = base().with_agent_spec(AgentSpec("b").with_model("m"))
     assert "plugin_tool" not in plain.with_plugin("limits", ToolPlugin()).build().resolve("b").tools
+
+
+class CountingTool(Named):
+    def __init__(self, tool_id: str) -> None:
+        super().__init__(tool_id)
+        self.calls = 0
+
+    def descriptor(self) -> ToolDescriptor:
+        self.calls += 1
+        return super().descriptor()
+
+
+def test_tool_descriptors_are_built_once_across_resolved_copies() -> None:
+    tool = CountingTool("counted")
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("a").with_model("m"))
+        .with_tool("counted", tool)
+        .with_tool("g1", Named("g1"))
+        .with_provider("p", MockLlmExecutor())
+        .with_model("m", ModelSpec(id="m", provider="p", model="x"))
+        .build()
+    )
+    first = runtime.resolve("a")
+    before = tool.calls
+    ids = [d.id for d in first.tool_descriptors()]
+    assert ids == ["counted", "g1"]
+    for _ in range(3):
+        again = runtime.resolve("a")
+        assert [d.id for d in again.tool_descriptors()] == ids
+    assert tool.calls == before, "descriptors were rebuilt for a resolved copy"
+    # Each call hands out its own list; changing one does not change the cache.
+    again.tool_descriptors().clear()
+    assert [d.id for d in again.tool_descriptors()] == ids
+    # A copy that gains a tool gets descriptors of its own tool set.
+    assert [d.id for d in again.with_tool(Named("z")).tool_descriptors()] == [*ids, "z"]
+    assert [d.id for d in runtime.resolve("a").tool_descriptors()] == ids

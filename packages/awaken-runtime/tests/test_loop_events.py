@@ -101,6 +101,25 @@ async def test_text_only_event_order() -> None:
     assert result.steps == 1
 
 
+class NoSnapshots(VecEventSink):
+    wants_state_snapshots = False
+
+
+async def test_a_sink_that_wants_no_state_snapshots_gets_none() -> None:
+    sink = NoSnapshots()
+    runtime = runtime_for(MockLlmExecutor(["Hello!"]), store=InMemoryStore())
+    result = await runtime.run(RunRequest("t", [Message.user("hi")]).with_agent_id("a"), sink)
+    assert kinds(sink.take()) == [
+        "RunStart",
+        "StepStart",
+        "TextDelta",
+        "InferenceComplete",
+        "StepEnd",
+        "RunFinish",
+    ]
+    assert result.response == "Hello!"
+
+
 async def test_tool_call_event_order() -> None:
     llm = ScriptedLlm([tool_step([ToolCall("c1", "echo", {"text": "x"})]), text_step("It's sunny")])
     result, events = await run(runtime_for(llm))

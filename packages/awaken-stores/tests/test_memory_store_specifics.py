@@ -5,8 +5,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
-from awaken_contract.contract.storage import ConfigChangeEvent, ConfigChangeKind, ProfileOwner
+from awaken_contract.contract.storage import (
+    ConfigChangeEvent,
+    ConfigChangeKind,
+    ProfileOwner,
+    RunQuery,
+    RunRecord,
+)
 from awaken_contract.errors import SerializationError
 from awaken_contract.testing import Unencodable, make_job
 from awaken_stores import InMemoryMailboxStore, InMemoryStore
@@ -54,3 +61,30 @@ async def test_config_subscribers_see_changes() -> None:
     deleted = await asyncio.wait_for(anext(events), 5)
     assert deleted.kind is ConfigChangeKind.DELETE
     await events.aclose()  # type: ignore[attr-defined]
+
+
+def _run(run_id: str, thread_id: str, updated_at: int) -> RunRecord:
+    return RunRecord(
+        run_id=run_id,
+        thread_id=thread_id,
+        agent_id="a",
+        status=RunStatus.DONE,
+        created_at=updated_at,
+        updated_at=updated_at,
+    )
+
+
+async def test_latest_run_follows_the_per_thread_index() -> None:
+    store = InMemoryStore()
+    for i in range(50):
+        await store.create_run(_run(f"r{i}", f"t{i % 5}", i))
+    assert (await store.latest_run("t3")) == _run("r48", "t3", 48)
+    assert await store.latest_run("nobody") is None
+    # A re-saved run moves to the thread it now names; checkpoints update the index too.
+    await store.checkpoint("t4", [], _run("r48", "t4", 100))
+    latest_t3 = await store.latest_run("t3")
+    assert latest_t3 is not None and latest_t3.run_id == "r43"
+    latest_t4 = await store.latest_run("t4")
+    assert latest_t4 is not None and latest_t4.run_id == "r48"
+    page = await store.list_runs(RunQuery(thread_id="t4", limit=100))
+    assert page.total == 11

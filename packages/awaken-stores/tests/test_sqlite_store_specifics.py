@@ -10,9 +10,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import msgspec
+import pytest
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunQuery
+from awaken_contract.errors import StorageNotFound
 from awaken_contract.testing import make_job, make_run
 from awaken_stores import SqliteStore
 from awaken_stores.sqlite import SCHEMA_VERSION
@@ -145,3 +148,26 @@ async def test_a_step_checkpoint_writes_only_the_new_messages(tmp_path: Path) ->
     await store.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM written").fetchone()[0] == 3
+
+
+async def test_remembered_mailboxes_of_purged_jobs_act_like_unknown_jobs(tmp_path: Path) -> None:
+    async with (
+        SqliteStore(tmp_path / "awaken.db") as store,
+        SqliteStore(tmp_path / "awaken.db") as other,
+    ):
+        mailbox = store.mailbox
+        job = await mailbox.enqueue(make_job("t"))
+        [claimed] = await mailbox.claim("t", "worker", 60_000, 1_000, 1)
+        await mailbox.ack(job.job_id, claimed.claim_token or "", 2_000)
+        # Purged by another store: this store still remembers the job's mailbox.
+        assert await other.mailbox.purge_terminal(10_000) == 1
+        assert await mailbox.cancel(job.job_id, 3_000) is None
+        with pytest.raises(StorageNotFound):
+            await mailbox.ack(job.job_id, "token", 3_000)
+        # Purged here: the same id can be enqueued again.
+        again = await mailbox.enqueue(make_job("t"))
+        [claimed] = await mailbox.claim("t", "worker", 60_000, 4_000, 1)
+        await mailbox.ack(again.job_id, claimed.claim_token or "", 5_000)
+        assert await mailbox.purge_terminal(10_000) == 1
+        reused = msgspec.structs.replace(again, updated_at=6_000)
+        assert (await mailbox.enqueue(reused)).job_id == again.job_id

@@ -230,7 +230,7 @@ class ToolInterceptAction(ScheduledActionSpec[ToolInterceptPayload]):
 # --------------------------------------------------------------------------- run lifecycle
 
 
-class RunLifecycleState(msgspec.Struct, omit_defaults=True):
+class RunLifecycleState(msgspec.Struct, omit_defaults=True, gc=False):
     """``{"run_id", "status", "status_reason?", "updated_at" (ms), "step_count"}``."""
 
     run_id: str
@@ -259,7 +259,7 @@ class _RunLifecycleWire(msgspec.Struct):
         return RunLifecycleState(self.run_id, self.status, self.updated_at, self.step_count, reason)
 
 
-class RunLifecycleUpdate(msgspec.Struct, frozen=True):
+class RunLifecycleUpdate(msgspec.Struct, frozen=True, gc=False):
     """A lifecycle transition; build with the classmethods. ``at`` is unix ms."""
 
     target: RunStatus
@@ -345,7 +345,7 @@ class PutToolCallState(msgspec.Struct, frozen=True):
     state: ToolCallState
 
 
-class ClearToolCallStates(msgspec.Struct, frozen=True):
+class ClearToolCallStates(msgspec.Struct, frozen=True, gc=False):
     """Forget every call state."""
 
 
@@ -381,7 +381,7 @@ def content_hash(message: ContextMessage) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
-class ThrottleEntry(msgspec.Struct):
+class ThrottleEntry(msgspec.Struct, gc=False):
     """When a context message key was last injected, and with which content."""
 
     last_step: int
@@ -394,7 +394,7 @@ class ContextThrottleState(msgspec.Struct):
     entries: dict[str, ThrottleEntry] = msgspec.field(default_factory=dict)
 
 
-class ThrottleUpdate(msgspec.Struct, frozen=True):
+class ThrottleUpdate(msgspec.Struct, frozen=True, gc=False):
     """Record an injection of ``key``."""
 
     key: str
@@ -464,7 +464,7 @@ class ContextMessageStoreKey(
 # --------------------------------------------------------------------------- pending work
 
 
-class PendingWorkState(msgspec.Struct):
+class PendingWorkState(msgspec.Struct, gc=False):
     """``{"has_pending": bool}`` — background work that keeps a run from ending naturally."""
 
     has_pending: bool = False
@@ -503,7 +503,7 @@ class ToolFilterState(msgspec.Struct):
         return ids
 
 
-class ExcludeToolUpdate(msgspec.Struct, frozen=True):
+class ExcludeToolUpdate(msgspec.Struct, frozen=True, gc=False):
     """Append an excluded id."""
 
     tool_id: str
@@ -515,7 +515,7 @@ class IncludeOnlyToolsUpdate(msgspec.Struct, frozen=True):
     tool_ids: list[str]
 
 
-class ClearToolFilter(msgspec.Struct, frozen=True):
+class ClearToolFilter(msgspec.Struct, frozen=True, gc=False):
     """Reset the filter (done after each inference request is built)."""
 
 
@@ -556,7 +556,7 @@ class MergeInferenceOverride(msgspec.Struct, frozen=True):
     override: InferenceOverride
 
 
-class ClearInferenceOverride(msgspec.Struct, frozen=True):
+class ClearInferenceOverride(msgspec.Struct, frozen=True, gc=False):
     """Reset the accumulated override."""
 
 

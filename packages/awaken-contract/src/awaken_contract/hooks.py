@@ -102,7 +102,7 @@ _KIND_NEEDLES: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
 )
 
 
-class PluginDescriptor(msgspec.Struct, frozen=True):
+class PluginDescriptor(msgspec.Struct, frozen=True, gc=False):
     """A plugin's identity; ``name`` is the id used by ``active_hook_filter``."""
 
     name: str

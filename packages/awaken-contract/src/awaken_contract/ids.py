@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 
 from awaken_contract.errors import InvalidId
 
@@ -47,10 +48,42 @@ def check_id(value: str, what: str = "id") -> str:
     return value
 
 
+_TAIL_BYTES = 10
+_TAILS_PER_BATCH = 64
+_tails: Iterator[int] = iter(())
+
+
+def _reset_tails() -> None:
+    global _tails
+    _tails = iter(())
+
+
+os.register_at_fork(after_in_child=_reset_tails)  # a child never reuses its parent's batch
+
+
+def _random_tail() -> int:
+    """80 random bits; one ``os.urandom`` call serves a batch of ids. ``next`` on a list
+    iterator is atomic, so threads never share a tail."""
+    global _tails
+    try:
+        return next(_tails)
+    except StopIteration:
+        raw = os.urandom(_TAIL_BYTES * _TAILS_PER_BATCH)
+        batch = iter(
+            [
+                int.from_bytes(raw[i : i + _TAIL_BYTES], "big")
+                for i in range(0, len(raw), _TAIL_BYTES)
+            ]
+        )
+        value = next(batch)
+        _tails = batch
+        return value
+
+
 def new_id() -> str:
     """Return a new UUID v7 string (time ordered, random tail)."""
     ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
+    rand = _random_tail()
     value = (ms & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76  # version 7
     value |= ((rand >> 62) & 0xFFF) << 64  # rand_a (12 bits)

@@ -237,7 +237,7 @@ class PushScheduledAction(msgspec.Struct, frozen=True):
     envelope: ScheduledActionEnvelope
 
 
-class RemoveScheduledAction(msgspec.Struct, frozen=True):
+class RemoveScheduledAction(msgspec.Struct, frozen=True, gc=False):
     """Queue update: remove the envelope with this id."""
 
     id: int

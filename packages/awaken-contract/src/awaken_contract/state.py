@@ -250,7 +250,7 @@ class KeyOf(Protocol[V_co]):
         ...
 
 
-class StateKeyOptions(msgspec.Struct, frozen=True, omit_defaults=True):
+class StateKeyOptions(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     """Registration options of a key.
 
     ``scope=None`` means "use the key's ``SCOPE``" so a key declared ``KeyScope.THREAD`` is

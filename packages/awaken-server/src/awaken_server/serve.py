@@ -43,7 +43,11 @@ def configure_logging(level: str = "info", log_format: LogFormat = "text") -> No
 def listen(host: str, port: int) -> socket.socket:
     """The bound listening socket (before any banner: a taken port is a clear error)."""
     bare = host.strip("[]")
-    sock = socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on accepted connections only when the
+    # socket's proto says TCP; with proto 0 every keep-alive response waited ~40 ms (Nagle +
+    # delayed ACK) before the client saw its last bytes.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((bare, port))

@@ -101,6 +101,8 @@ class RunEventHub:
         self._closed = False
         self.created_at = time.monotonic()
         self.updated_at = self.created_at
+        self.on_close: Callable[[RunEventHub], None] | None = None
+        """Called once when the run ends (the registry bounds how many finished hubs it keeps)."""
 
     @property
     def next_seq(self) -> int:
@@ -127,10 +129,13 @@ class RunEventHub:
 
     def close(self) -> None:
         """Mark the run as finished: subscribers drain the buffer and stop."""
+        first = not self._closed
         self._closed = True
         self._room.set()
         self.updated_at = time.monotonic()
         self._wake()
+        if first and self.on_close is not None:
+            self.on_close(self)
 
     def _wake(self) -> None:
         self._changed.set()
@@ -274,19 +279,30 @@ class HubSink(EventSink):
         hub.publish(event)
 
 
-class EventHubRegistry:
-    """The hubs of this process, by run id (and the latest hub of each thread)."""
+MAX_FINISHED_HUBS = 256
+"""Finished runs whose replay buffer a process keeps (beyond: the oldest are dropped first)."""
 
-    def __init__(self, capacity: int = 1024) -> None:
+
+class EventHubRegistry:
+    """The hubs of this process, by run id (and the latest hub of each thread).
+
+    Finished hubs stay replayable until ``purge`` drops them by age, but at most
+    ``max_finished`` of them are kept: a busy server's memory does not grow with its run rate.
+    """
+
+    def __init__(self, capacity: int = 1024, max_finished: int = MAX_FINISHED_HUBS) -> None:
         self.capacity = capacity
+        self.max_finished = max(max_finished, 0)
         self._by_run: dict[str, RunEventHub] = {}
         self._by_thread: dict[str, str] = {}
+        self._finished: deque[RunEventHub] = deque()
 
     def open(self, run_id: str, thread_id: str) -> RunEventHub:
         """The run's hub, created when missing (a resumed run keeps its sequence)."""
         hub = self._by_run.get(run_id)
         if hub is None or hub.closed:
             hub = RunEventHub(run_id, thread_id, self.capacity)
+            hub.on_close = self._retire
             self._by_run[run_id] = hub
         self._by_thread[thread_id] = run_id
         return hub
@@ -305,10 +321,23 @@ class EventHubRegistry:
         cutoff = time.monotonic() - older_than_secs
         stale = [rid for rid, h in self._by_run.items() if h.closed and h.updated_at < cutoff]
         for run_id in stale:
-            hub = self._by_run.pop(run_id)
-            if self._by_thread.get(hub.thread_id) == run_id:
-                del self._by_thread[hub.thread_id]
+            self._drop(self._by_run[run_id])
+        if stale:
+            self._finished = deque(h for h in self._finished if self._by_run.get(h.run_id) is h)
         return len(stale)
+
+    def _retire(self, hub: RunEventHub) -> None:
+        """A hub's run ended: keep it replayable, dropping the oldest finished beyond the cap."""
+        finished = self._finished
+        finished.append(hub)
+        while len(finished) > self.max_finished:
+            self._drop(finished.popleft())
+
+    def _drop(self, hub: RunEventHub) -> None:
+        if self._by_run.get(hub.run_id) is hub and hub.closed:
+            del self._by_run[hub.run_id]
+            if self._by_thread.get(hub.thread_id) == hub.run_id:
+                del self._by_thread[hub.thread_id]
 
     def __len__(self) -> int:
         return len(self._by_run)

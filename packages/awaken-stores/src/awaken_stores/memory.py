@@ -75,6 +75,43 @@ def _copy_records(records: Sequence[JournalRecord]) -> list[JournalRecord]:
     return clone(list(records), list[JournalRecord])
 
 
+class _RunTable(dict[str, RunRecord]):
+    """Runs by id that also index their ids per thread, so ``latest_run`` looks at one thread's
+    runs instead of every stored run (writes go through ``[]=``, ``del`` and ``pop``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_thread: dict[str, dict[str, None]] = {}
+
+    def __setitem__(self, run_id: str, record: RunRecord) -> None:
+        old = self.get(run_id)
+        if old is not None and old.thread_id != record.thread_id:
+            self._unindex(old)
+        super().__setitem__(run_id, record)
+        self.by_thread.setdefault(record.thread_id, {})[run_id] = None
+
+    def __delitem__(self, run_id: str) -> None:
+        self._unindex(self[run_id])
+        super().__delitem__(run_id)
+
+    def pop(self, run_id: str, *default: Any) -> Any:
+        record = self.get(run_id)
+        if record is not None:
+            self._unindex(record)
+        return super().pop(run_id, *default)
+
+    def _unindex(self, record: RunRecord) -> None:
+        ids = self.by_thread.get(record.thread_id)
+        if ids is not None:
+            ids.pop(record.run_id, None)
+            if not ids:
+                del self.by_thread[record.thread_id]
+
+    def of_thread(self, thread_id: str) -> list[RunRecord]:
+        """The runs of ``thread_id``."""
+        return [self[run_id] for run_id in self.by_thread.get(thread_id, ())]
+
+
 class InMemoryStore(JournaledThreadRunStore):
     """Threads, messages, runs and run journals in dicts; sub-stores ``profiles``, ``config``,
     ``mailbox``."""
@@ -84,7 +121,7 @@ class InMemoryStore(JournaledThreadRunStore):
         self._messages: dict[str, list[Message]] = {}
         self._heads: dict[str, MessageHead] = {}
         self._known = KnownLogs()
-        self._runs: dict[str, RunRecord] = {}
+        self._runs = _RunTable()
         self._journals: dict[str, list[JournalEntry]] = {}
         self._hub = LocalJournalHub()
         self._lock = asyncio.Lock()
@@ -151,7 +188,7 @@ class InMemoryStore(JournaledThreadRunStore):
         return _copy_opt(self._runs.get(run_id))
 
     async def latest_run(self, thread_id: str) -> RunRecord | None:
-        runs = [r for r in self._runs.values() if r.thread_id == thread_id]
+        runs = self._runs.of_thread(thread_id)
         return _copy(max(runs, key=lambda r: r.updated_at)) if runs else None
 
     async def list_runs(self, query: RunQuery) -> RunPage:

@@ -756,9 +756,31 @@ _UPSERT_JOB = (
 )
 
 
+_KNOWN_MAILBOXES = 4096
+"""Job → mailbox ids remembered per store (a job never changes mailbox)."""
+
+
 class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
     """Mailbox jobs in the ``awaken_mailbox_jobs`` table; each transaction holds SQLite's write
-    lock, so claims are atomic across tasks and processes."""
+    lock, so claims are atomic across tasks and processes.
+
+    The mailbox of a job this store wrote or looked up is remembered, which saves a worker-thread
+    hop per job update (a remembered job that was purged meanwhile is simply missing from the
+    transaction, as an unknown one is)."""
+
+    _known: dict[str, str] | None = None
+
+    @property
+    def _mailboxes(self) -> dict[str, str]:
+        if self._known is None:
+            self._known = {}
+        return self._known
+
+    def _remember(self, job_id: str, mailbox_id: str) -> None:
+        known = self._mailboxes
+        if job_id not in known and len(known) >= _KNOWN_MAILBOXES:
+            del known[next(iter(known))]
+        known[job_id] = mailbox_id
 
     @asynccontextmanager
     async def _transaction(
@@ -815,14 +837,22 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
                 c.execute("COMMIT")
 
             await self._db.run_locked(save)
+            for job in txn.changed_jobs():
+                self._remember(job.job_id, job.mailbox_id)
 
     async def _mailbox_of(self, job_id: str) -> str | None:
+        known = self._mailboxes.get(job_id)
+        if known is not None:
+            return known
         value = await self._db.run(
             lambda c: _one(
                 c, "SELECT mailbox_id FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,)
             )
         )
-        return None if value is None else str(value)
+        if value is None:
+            return None
+        self._remember(job_id, str(value))
+        return str(value)
 
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         rows = await self._db.run(
@@ -853,7 +883,9 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
             )
             return int(cursor.rowcount)
 
-        return await self._db.run(_write(purge))
+        purged = await self._db.run(_write(purge))
+        self._mailboxes.clear()  # purged jobs may be enqueued again under their old ids
+        return purged
 
     async def queued_mailbox_ids(self) -> list[str]:
         rows = await self._db.run(

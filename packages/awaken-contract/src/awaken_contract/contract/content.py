@@ -8,14 +8,14 @@ from typing import Any
 import msgspec
 
 
-class Base64Source(msgspec.Struct, tag_field="type", tag="base64"):
+class Base64Source(msgspec.Struct, tag_field="type", tag="base64", gc=False):
     """Inline binary data (image, document, audio or video)."""
 
     media_type: str
     data: str
 
 
-class UrlSource(msgspec.Struct, tag_field="type", tag="url"):
+class UrlSource(msgspec.Struct, tag_field="type", tag="url", gc=False):
     """Media referenced by URL."""
 
     url: str
@@ -53,32 +53,32 @@ class ContentBlock(msgspec.Struct, tag_field="type", omit_defaults=True):
         return ToolUseBlock(id=id, name=name, input=input)
 
 
-class TextBlock(ContentBlock, tag="text"):
+class TextBlock(ContentBlock, tag="text", gc=False):
     """Plain text."""
 
     text: str  # type: ignore[assignment]
 
 
-class ImageBlock(ContentBlock, tag="image"):
+class ImageBlock(ContentBlock, tag="image", gc=False):
     """An image."""
 
     source: MediaSource
 
 
-class DocumentBlock(ContentBlock, tag="document"):
+class DocumentBlock(ContentBlock, tag="document", gc=False):
     """A document (e.g. PDF)."""
 
     source: MediaSource
     title: str | None = None
 
 
-class AudioBlock(ContentBlock, tag="audio"):
+class AudioBlock(ContentBlock, tag="audio", gc=False):
     """An audio clip."""
 
     source: MediaSource
 
 
-class VideoBlock(ContentBlock, tag="video"):
+class VideoBlock(ContentBlock, tag="video", gc=False):
     """A video clip."""
 
     source: MediaSource
@@ -99,7 +99,7 @@ class ToolResultBlock(ContentBlock, tag="tool_result"):
     content: list[AnyContentBlock]
 
 
-class ThinkingBlock(ContentBlock, tag="thinking"):
+class ThinkingBlock(ContentBlock, tag="thinking", gc=False):
     """Model reasoning ("thinking") text."""
 
     thinking: str  # type: ignore[assignment]

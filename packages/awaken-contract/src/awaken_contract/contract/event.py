@@ -18,7 +18,7 @@ class AgentEvent(msgspec.Struct, tag_field="event_type", omit_defaults=True):
     """Base class of every event a run emits."""
 
 
-class RunStart(AgentEvent, tag="run_start"):
+class RunStart(AgentEvent, tag="run_start", gc=False):
     """A run started."""
 
     thread_id: str
@@ -43,32 +43,32 @@ class RunFinish(AgentEvent, tag="run_finish"):
         return value if isinstance(value, str) else ""
 
 
-class TextDelta(AgentEvent, tag="text_delta"):
+class TextDelta(AgentEvent, tag="text_delta", gc=False):
     """A piece of assistant text."""
 
     delta: str
 
 
-class ReasoningDelta(AgentEvent, tag="reasoning_delta"):
+class ReasoningDelta(AgentEvent, tag="reasoning_delta", gc=False):
     """A piece of model reasoning."""
 
     delta: str
 
 
-class ReasoningEncryptedValue(AgentEvent, tag="reasoning_encrypted_value"):
+class ReasoningEncryptedValue(AgentEvent, tag="reasoning_encrypted_value", gc=False):
     """Opaque encrypted reasoning from providers that return it."""
 
     encrypted_value: str
 
 
-class ToolCallStart(AgentEvent, tag="tool_call_start"):
+class ToolCallStart(AgentEvent, tag="tool_call_start", gc=False):
     """The model began a tool call."""
 
     id: str
     name: str
 
 
-class ToolCallDelta(AgentEvent, tag="tool_call_delta"):
+class ToolCallDelta(AgentEvent, tag="tool_call_delta", gc=False):
     """A piece of a tool call's JSON arguments."""
 
     id: str
@@ -96,7 +96,7 @@ class ToolCallDone(AgentEvent, tag="tool_call_done"):
             self.message_id = ""
 
 
-class ToolCallStreamDelta(AgentEvent, tag="tool_call_stream_delta"):
+class ToolCallStreamDelta(AgentEvent, tag="tool_call_stream_delta", gc=False):
     """Streamed output of a running tool."""
 
     id: str
@@ -134,7 +134,7 @@ class ActivityDelta(AgentEvent, tag="activity_delta"):
     patch: list[Any]
 
 
-class StepStart(AgentEvent, tag="step_start"):
+class StepStart(AgentEvent, tag="step_start", gc=False):
     """A step (inference + tools) started."""
 
     message_id: str = msgspec.UNSET  # type: ignore[assignment]  # always written, def ""
@@ -144,11 +144,11 @@ class StepStart(AgentEvent, tag="step_start"):
             self.message_id = ""
 
 
-class StepEnd(AgentEvent, tag="step_end"):
+class StepEnd(AgentEvent, tag="step_end", gc=False):
     """A step ended (the run was checkpointed)."""
 
 
-class InferenceComplete(AgentEvent, tag="inference_complete"):
+class InferenceComplete(AgentEvent, tag="inference_complete", gc=False):
     """One inference finished."""
 
     model: str
@@ -169,7 +169,7 @@ class StateDelta(AgentEvent, tag="state_delta"):
     delta: list[Any]
 
 
-class Error(AgentEvent, tag="error"):
+class Error(AgentEvent, tag="error", gc=False):
     """An error reported to the client (a ``run_finish`` still follows)."""
 
     message: str

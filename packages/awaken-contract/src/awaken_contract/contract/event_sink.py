@@ -12,6 +12,10 @@ from awaken_contract.contract.event import AgentEvent
 class EventSink(abc.ABC):
     """Receives every event of a run, in order."""
 
+    wants_state_snapshots: bool = True
+    """False when the sink ignores ``state_snapshot`` events: the runtime then does not build
+    them (they export the whole persisted state)."""
+
     @abc.abstractmethod
     async def emit(self, event: AgentEvent) -> None:
         """Deliver one event."""
@@ -22,6 +26,8 @@ class EventSink(abc.ABC):
 
 class NullEventSink(EventSink):
     """Discards events."""
+
+    wants_state_snapshots = False
 
     async def emit(self, event: AgentEvent) -> None:
         """Drop the event."""

@@ -52,7 +52,7 @@ def _blank_to_none(value: str | None) -> str | None:
     return value or None
 
 
-class RunIdentity(msgspec.Struct, omit_defaults=True):
+class RunIdentity(msgspec.Struct, omit_defaults=True, gc=False):
     """Flat identity of a run: ids, lineage, trace ids, origin, mode and adapter."""
 
     thread_id: str

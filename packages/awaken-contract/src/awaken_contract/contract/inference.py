@@ -10,7 +10,7 @@ from awaken_contract.contract.content import AnyContentBlock, TextBlock
 from awaken_contract.contract.message import ToolCall
 
 
-class TokenUsage(msgspec.Struct, omit_defaults=True):
+class TokenUsage(msgspec.Struct, omit_defaults=True, gc=False):
     """Token counts of one inference (every field omitted when unknown)."""
 
     prompt_tokens: int | None = None
@@ -70,47 +70,47 @@ class StreamResult(msgspec.Struct, kw_only=True):
         return self.has_incomplete_tool_calls or (not self.tool_calls and bool(self.text))
 
 
-class LlmStreamEvent(msgspec.Struct, frozen=True):
+class LlmStreamEvent(msgspec.Struct, frozen=True, gc=False):
     """Base of the incremental events an executor streams to the loop."""
 
 
-class TextDeltaChunk(LlmStreamEvent, frozen=True):
+class TextDeltaChunk(LlmStreamEvent, frozen=True, gc=False):
     """A piece of assistant text."""
 
     delta: str
 
 
-class ReasoningDeltaChunk(LlmStreamEvent, frozen=True):
+class ReasoningDeltaChunk(LlmStreamEvent, frozen=True, gc=False):
     """A piece of reasoning text."""
 
     delta: str
 
 
-class ToolCallStartChunk(LlmStreamEvent, frozen=True):
+class ToolCallStartChunk(LlmStreamEvent, frozen=True, gc=False):
     """A tool call begins."""
 
     id: str
     name: str
 
 
-class ToolCallDeltaChunk(LlmStreamEvent, frozen=True):
+class ToolCallDeltaChunk(LlmStreamEvent, frozen=True, gc=False):
     """A piece of a tool call's JSON arguments."""
 
     id: str
     args_delta: str
 
 
-class ContentBlockStopChunk(LlmStreamEvent, frozen=True):
+class ContentBlockStopChunk(LlmStreamEvent, frozen=True, gc=False):
     """The current content block ended."""
 
 
-class UsageChunk(LlmStreamEvent, frozen=True):
+class UsageChunk(LlmStreamEvent, frozen=True, gc=False):
     """Token usage of the inference."""
 
     usage: TokenUsage
 
 
-class StopChunk(LlmStreamEvent, frozen=True):
+class StopChunk(LlmStreamEvent, frozen=True, gc=False):
     """The model stopped."""
 
     stop_reason: StopReason

@@ -35,7 +35,7 @@ _RUN_TRANSITIONS: dict[RunStatus, frozenset[RunStatus]] = {
 }
 
 
-class StoppedReason(msgspec.Struct, omit_defaults=True):
+class StoppedReason(msgspec.Struct, omit_defaults=True, gc=False):
     """Why a stop policy ended the run: a stable ``code`` and optional detail."""
 
     code: str
@@ -57,7 +57,7 @@ class TerminationKind(enum.StrEnum):
 _VALUE_KINDS = {TerminationKind.STOPPED, TerminationKind.BLOCKED, TerminationKind.ERROR}
 
 
-class TerminationReason(msgspec.Struct, frozen=True):
+class TerminationReason(msgspec.Struct, frozen=True, gc=False):
     """Why a run ended. JSON: ``{"type": kind}`` or ``{"type": kind, "value": payload}``.
 
     ``value`` is a :class:`StoppedReason` for ``stopped`` and a string for ``blocked``/``error``.
@@ -158,54 +158,54 @@ class TerminationReason(msgspec.Struct, frozen=True):
         return cls.error(reason)
 
 
-class StopConditionSpec(msgspec.Struct, tag_field="type", frozen=True):
+class StopConditionSpec(msgspec.Struct, tag_field="type", frozen=True, gc=False):
     """Declarative stop condition (tagged by ``"type"``). 0 disables a limit."""
 
 
-class MaxRounds(StopConditionSpec, tag="max_rounds", frozen=True):
+class MaxRounds(StopConditionSpec, tag="max_rounds", frozen=True, gc=False):
     """Stop after ``rounds`` inference rounds."""
 
     rounds: int
 
 
-class Timeout(StopConditionSpec, tag="timeout", frozen=True):
+class Timeout(StopConditionSpec, tag="timeout", frozen=True, gc=False):
     """Stop after ``seconds`` of wall time."""
 
     seconds: int
 
 
-class TokenBudget(StopConditionSpec, tag="token_budget", frozen=True):
+class TokenBudget(StopConditionSpec, tag="token_budget", frozen=True, gc=False):
     """Stop once total tokens reach ``max_total``."""
 
     max_total: int
 
 
-class MaxCost(StopConditionSpec, tag="max_cost", frozen=True):
+class MaxCost(StopConditionSpec, tag="max_cost", frozen=True, gc=False):
     """Stop once the run's inferences cost more than ``max_total`` (the model's currency
     units, usually USD; needs prices on the ``ModelSpec``)."""
 
     max_total: float
 
 
-class ConsecutiveErrors(StopConditionSpec, tag="consecutive_errors", frozen=True):
+class ConsecutiveErrors(StopConditionSpec, tag="consecutive_errors", frozen=True, gc=False):
     """Stop after ``max`` consecutive rounds whose tool calls all failed."""
 
     max: int
 
 
-class StopOnTool(StopConditionSpec, tag="stop_on_tool", frozen=True):
+class StopOnTool(StopConditionSpec, tag="stop_on_tool", frozen=True, gc=False):
     """Stop after the named tool was called."""
 
     tool_name: str
 
 
-class ContentMatch(StopConditionSpec, tag="content_match", frozen=True):
+class ContentMatch(StopConditionSpec, tag="content_match", frozen=True, gc=False):
     """Stop when the model's text matches ``pattern`` (a Python regex)."""
 
     pattern: str
 
 
-class LoopDetection(StopConditionSpec, tag="loop_detection", frozen=True):
+class LoopDetection(StopConditionSpec, tag="loop_detection", frozen=True, gc=False):
     """Stop when the same tool-call round repeats within ``window`` rounds."""
 
     window: int

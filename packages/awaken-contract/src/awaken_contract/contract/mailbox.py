@@ -174,7 +174,7 @@ class MailboxInterrupt(msgspec.Struct):
     superseded_jobs: list[MailboxJob] = msgspec.field(default_factory=list)
 
 
-class MailboxRunResult(msgspec.Struct, omit_defaults=True):
+class MailboxRunResult(msgspec.Struct, omit_defaults=True, gc=False):
     """What a worker records on a claimed job once its run returned."""
 
     run_id: str

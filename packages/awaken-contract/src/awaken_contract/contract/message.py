@@ -36,7 +36,7 @@ class Visibility(enum.StrEnum):
     INTERNAL = "internal"
 
 
-class MessageMetadata(msgspec.Struct, omit_defaults=True):
+class MessageMetadata(msgspec.Struct, omit_defaults=True, gc=False):
     """Which run (and step inside it) produced a message."""
 
     run_id: str | None = None

@@ -22,7 +22,7 @@ class ProgressStatus(enum.StrEnum):
     CANCELLED = "cancelled"
 
 
-class ToolCallProgressState(msgspec.Struct, omit_defaults=True):
+class ToolCallProgressState(msgspec.Struct, omit_defaults=True, gc=False):
     """Content of a ``tool-call-progress`` activity snapshot."""
 
     node_id: str

@@ -36,7 +36,7 @@ class RetentionPolicy(BaseModel):
         return self.max_age_seconds is not None or self.max_finished_runs_per_thread is not None
 
 
-class RunSummary(msgspec.Struct, frozen=True):
+class RunSummary(msgspec.Struct, frozen=True, gc=False):
     """What retention needs to know about a run (timestamps are unix seconds)."""
 
     run_id: str
@@ -45,7 +45,7 @@ class RunSummary(msgspec.Struct, frozen=True):
     updated_at: int
 
 
-class PruneReport(msgspec.Struct):
+class PruneReport(msgspec.Struct, gc=False):
     """What one ``prune`` deleted."""
 
     runs_deleted: int = 0

@@ -181,7 +181,7 @@ class MessageRecord(msgspec.Struct, omit_defaults=True):
         )
 
 
-class MessageSeqRange(msgspec.Struct):
+class MessageSeqRange(msgspec.Struct, gc=False):
     """Inclusive, 1-based range of message sequence numbers."""
 
     from_seq: int
@@ -201,7 +201,7 @@ class MessageSeqRange(msgspec.Struct):
         return self.from_seq <= seq <= self.to_seq
 
 
-class MessageQuery(msgspec.Struct, omit_defaults=True):
+class MessageQuery(msgspec.Struct, omit_defaults=True, gc=False):
     """A page of a thread's messages; ``cursor`` (a stringified offset) wins over ``offset``."""
 
     offset: int = 0
@@ -371,7 +371,7 @@ class RunRecord(msgspec.Struct, omit_defaults=True, kw_only=True):
         return set() if self.waiting is None else self.waiting.decision_targets()
 
 
-class RunQuery(msgspec.Struct, omit_defaults=True):
+class RunQuery(msgspec.Struct, omit_defaults=True, gc=False):
     """Filter and page of ``list_runs``."""
 
     offset: int = 0
@@ -526,7 +526,7 @@ class ThreadRunStore(ThreadStore, RunStore):
 # --------------------------------------------------------------------------- profiles
 
 
-class ProfileOwner(msgspec.Struct, frozen=True):
+class ProfileOwner(msgspec.Struct, frozen=True, gc=False):
     """Owner of profile entries: an agent (``ProfileOwner.agent(name)``) or the system."""
 
     agent_name: str | None = None
@@ -605,7 +605,7 @@ class ConfigChangeKind(enum.StrEnum):
     DELETE = "delete"
 
 
-class ConfigChangeEvent(msgspec.Struct):
+class ConfigChangeEvent(msgspec.Struct, gc=False):
     """Notification that a config document changed."""
 
     namespace: str

@@ -14,7 +14,7 @@ _FIELDS = ("data", "event", "id", "retry")
 _MAX_LINE_IN_ERROR = 500
 
 
-class SseEvent(msgspec.Struct, frozen=True):
+class SseEvent(msgspec.Struct, frozen=True, gc=False):
     """One dispatched SSE event: its ``event`` name (``"message"`` by default), data, last
     ``id`` field and (when comments are kept) the text of its comment lines."""
 

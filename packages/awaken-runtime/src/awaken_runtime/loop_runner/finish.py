@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from awaken_contract.contract.event import Error, RunFinish, StateSnapshot
+from awaken_contract.contract.event import Error, RunFinish
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.errors import LoopStorageFailed
 from awaken_contract.model import Phase
@@ -50,7 +50,7 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
         if termination.type is not TerminationKind.ERROR:
             await run.emit(Error(message=str(exc), code="storage_error"))
             termination = TerminationReason.error(str(exc))
-    await run.emit(StateSnapshot(snapshot=run.persisted()))
+    await run.emit_state_snapshot()
     lifecycle = run.lifecycle()
     result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
     if lifecycle.status_reason:
@@ -74,7 +74,7 @@ async def finish_suspended(run: LoopContext) -> None:
     """Announce the parked run: RunEnd (``suspended``), its state, then ``RunFinish``."""
     await run.observe_phase(Phase.RUN_END, termination=TerminationReason.suspended())
     identity = run.identity
-    await run.emit(StateSnapshot(snapshot=run.persisted()))
+    await run.emit_state_snapshot()
     await run.emit(
         RunFinish(
             thread_id=identity.thread_id,

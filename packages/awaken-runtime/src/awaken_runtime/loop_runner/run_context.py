@@ -185,6 +185,11 @@ class LoopContext:
         """Send one event to the run's sink."""
         await self.sink.emit(event)
 
+    async def emit_state_snapshot(self) -> None:
+        """``state_snapshot`` of the current state, when the sink wants one."""
+        if self.sink.wants_state_snapshots:
+            await self.emit(StateSnapshot(snapshot=self.persisted()))
+
     def persisted(self) -> PersistedState:
         """``export_persisted()`` of the current revision (computed once per revision)."""
         cached = self._persisted
@@ -313,7 +318,7 @@ class LoopContext:
         await self.run_phase(Phase.STEP_END, with_token=False)
         if checkpoint:
             await self.checkpoint()
-        await self.emit(StateSnapshot(snapshot=self.persisted()))
+        await self.emit_state_snapshot()
         self.step_open = False
         await self.emit(StepEnd())
 

@@ -57,7 +57,7 @@ _PENDING = PendingScheduledActions.KEY
 _EXCLUSIVE = MergeStrategy.EXCLUSIVE
 
 
-class EffectReport(msgspec.Struct):
+class EffectReport(msgspec.Struct, gc=False):
     """How many effects were attempted, dispatched successfully and failed."""
 
     attempted: int = 0
@@ -71,14 +71,14 @@ class EffectReport(msgspec.Struct):
         self.failed += other.failed
 
 
-class SubmitReport(msgspec.Struct):
+class SubmitReport(msgspec.Struct, gc=False):
     """Result of :meth:`PhaseRuntime.submit_command`."""
 
     revision: int
     effect_report: EffectReport
 
 
-class PhaseRunReport(msgspec.Struct):
+class PhaseRunReport(msgspec.Struct, gc=False):
     """What one phase run did."""
 
     phase: Phase
@@ -106,6 +106,15 @@ _PHASE_RUNTIME_KEYS = (
     KeyRegistration.of(PendingScheduledActions, StateKeyOptions(), "phase-runtime"),
     KeyRegistration.of(FailedScheduledActions, StateKeyOptions(), "phase-runtime"),
 )
+
+
+async def _run_in_turn(hooks: list[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
+    """Every hook's command, each hook awaited in turn on the same frozen snapshot.
+
+    Hooks only read ``ctx`` (its snapshot is immutable) and return commands, so running them one
+    after the other gives the commands a concurrent ``gather`` would, without a task per hook;
+    the commands are merged (and conflicts detected) afterwards exactly as before."""
+    return [await h.hook.run(ctx) for h in hooks]
 
 
 class PhaseRuntime:
@@ -156,10 +165,7 @@ class PhaseRuntime:
         snap = self.store.snapshot()
         if ctx.snapshot is not snap:
             ctx = ctx.with_snapshot(snap)
-        if len(hooks) == 1:
-            commands = [await hooks[0].hook.run(ctx)]
-        else:
-            commands = list(await asyncio.gather(*(h.hook.run(ctx) for h in hooks)))
+        commands = await _run_in_turn(hooks, ctx)
         strategy = self.store.strategy
         for command in commands:
             if command.patch.base_revision is None and not command.is_empty:
@@ -256,7 +262,7 @@ class PhaseRuntime:
                 report.add((await self._submit(env, command)).effect_report)
             return report
 
-        results = await asyncio.gather(*(h.hook.run(ctx) for h in hooks))
+        results = await _run_in_turn(hooks, ctx)
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
             if command.is_empty:

@@ -44,7 +44,7 @@ class StopConditionStats(msgspec.Struct, omit_defaults=True):
     stopped: StoppedReason | None = None
 
 
-class StartClock(msgspec.Struct, frozen=True):
+class StartClock(msgspec.Struct, frozen=True, gc=False):
     """Start the elapsed-time clock (ignored when it already runs)."""
 
     at_ms: int
@@ -63,14 +63,14 @@ class RecordInference(msgspec.Struct, frozen=True):
     cost: float = 0.0
 
 
-class RecordStepOutcome(msgspec.Struct, frozen=True):
+class RecordStepOutcome(msgspec.Struct, frozen=True, gc=False):
     """Count step ``step`` as a failed round (all its tool calls failed) or reset the count."""
 
     step: int
     failed: bool
 
 
-class RecordStop(msgspec.Struct, frozen=True):
+class RecordStop(msgspec.Struct, frozen=True, gc=False):
     """Remember the stop that ended the run (first one wins)."""
 
     code: str

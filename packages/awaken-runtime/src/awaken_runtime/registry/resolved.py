@@ -66,7 +66,7 @@ class ResolvedAgent:
         self.plugins: list[Plugin] = list(plugins or [])
         self.env = env if env is not None else build_agent_env(self.plugins, self)
         self.model = model
-        self._descriptors: list[ToolDescriptor] | None = None
+        self._descriptors: tuple[ToolDescriptor, ...] | None = None
 
     @classmethod
     def new(
@@ -120,15 +120,19 @@ class ResolvedAgent:
         return self.spec.system_prompt
 
     def tool_descriptors(self) -> list[ToolDescriptor]:
-        """Descriptors of every tool, sorted by id (cached)."""
+        """Descriptors of every tool, sorted by id (cached; a fresh list each call)."""
+        return list(self._cached_descriptors())
+
+    def _cached_descriptors(self) -> tuple[ToolDescriptor, ...]:
         if self._descriptors is None:
-            self._descriptors = sorted(
-                (t.descriptor() for t in self.tools.values()), key=lambda d: d.id
+            self._descriptors = tuple(
+                sorted((t.descriptor() for t in self.tools.values()), key=lambda d: d.id)
             )
         return self._descriptors
 
     def copy(self) -> ResolvedAgent:
-        """A shallow copy whose tool map can be changed independently."""
+        """A shallow copy whose tool map can be changed independently (the descriptor cache is
+        kept: resolving an agent per run does not rebuild its tools' descriptors)."""
         clone = ResolvedAgent(
             self.spec,
             self.upstream_model,
@@ -139,6 +143,7 @@ class ResolvedAgent:
             plugins=self.plugins,
             model=self.model,
         )
+        clone._descriptors = self._cached_descriptors()  # same tools: still valid
         return clone
 
     def __repr__(self) -> str:

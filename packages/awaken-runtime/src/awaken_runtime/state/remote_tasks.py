@@ -14,7 +14,7 @@ from awaken_contract.state import KeyScope, MergeStrategy, StateKey
 __all__ = ["DelegateRemoteTasksKey", "RemoteTaskRef", "RemoteTasks"]
 
 
-class RemoteTaskRef(msgspec.Struct, frozen=True, omit_defaults=True):
+class RemoteTaskRef(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     """The remote task a parent run last talked to: continued while it waits for input."""
 
     task_id: str

@@ -28,7 +28,7 @@ class DelegateStatus(enum.StrEnum):
 _BARE = frozenset({DelegateStatus.COMPLETED, DelegateStatus.CANCELLED, DelegateStatus.TIMEOUT})
 
 
-class DelegateRunStatus(msgspec.Struct, frozen=True):
+class DelegateRunStatus(msgspec.Struct, frozen=True, gc=False):
     """A status with an optional message; ``str()`` is its display form (``failed: boom``)."""
 
     kind: DelegateStatus

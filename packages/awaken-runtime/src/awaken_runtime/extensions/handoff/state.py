@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-class HandoffState(msgspec.Struct):
+class HandoffState(msgspec.Struct, gc=False):
     """``{"active_agent", "requested_agent"}``; ``None`` active = the base agent."""
 
     active_agent: str | None = None
@@ -36,19 +36,19 @@ class HandoffState(msgspec.Struct):
         return self.requested_agent if self.requested_agent is not None else self.active_agent
 
 
-class RequestHandoff(msgspec.Struct, tag="request", tag_field="type", frozen=True):
+class RequestHandoff(msgspec.Struct, tag="request", tag_field="type", frozen=True, gc=False):
     """Ask for ``agent`` at the next safe boundary."""
 
     agent: str
 
 
-class ActivateHandoff(msgspec.Struct, tag="activate", tag_field="type", frozen=True):
+class ActivateHandoff(msgspec.Struct, tag="activate", tag_field="type", frozen=True, gc=False):
     """Make ``agent`` active now (clears any pending request)."""
 
     agent: str
 
 
-class ClearHandoff(msgspec.Struct, tag="clear", tag_field="type", frozen=True):
+class ClearHandoff(msgspec.Struct, tag="clear", tag_field="type", frozen=True, gc=False):
     """Return to the base agent."""
 
 

@@ -1,0 +1,48 @@
+"""UUID v7 ids: format, order, uniqueness across random batches, threads and forks."""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+
+from awaken_contract.ids import new_id
+
+
+def test_ids_are_uuid_v7_and_unique_across_many_batches() -> None:
+    ids = [new_id() for _ in range(5000)]
+    assert len(set(ids)) == len(ids)
+    parsed = [uuid.UUID(i) for i in ids]
+    assert all(u.version == 7 and u.variant == uuid.RFC_4122 for u in parsed)
+    assert [i[:13] for i in ids] == sorted(i[:13] for i in ids)  # millisecond prefix ordered
+
+
+def test_threads_never_share_an_id() -> None:
+    found: list[list[str]] = [[] for _ in range(8)]
+
+    def make(into: list[str]) -> None:
+        into.extend(new_id() for _ in range(2000))
+
+    threads = [threading.Thread(target=make, args=(bucket,)) for bucket in found]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    every = [i for bucket in found for i in bucket]
+    assert len(set(every)) == len(every)
+
+
+def test_a_forked_child_does_not_reuse_the_parent_batch() -> None:
+    new_id()  # the parent holds a partly used batch
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(read)
+        os.write(write, "\n".join(new_id()[-12:] for _ in range(8)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child = set(pipe.read().split("\n"))
+    os.waitpid(pid, 0)
+    parent = {new_id()[-12:] for _ in range(8)}
+    assert not child & parent
