@@ -32,15 +32,14 @@ from typing import Any
 
 import aiosqlite
 import asyncpg
-from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
+from _checkpoints import PROMPT, s1_checkpoints
 from awaken_contract.contract.message import Message, ToolCall
-from awaken_contract.contract.storage import RunRecord, ThreadRunStore
-from awaken_contract.ids import new_id, now_secs
+from awaken_contract.contract.storage import ThreadRunStore
+from awaken_contract.ids import new_id
 from awaken_contract.testing.postgres import PostgresCluster, find_postgres_bindir
 from awaken_stores import PostgresStore, SqliteStore
 
 Runner = Callable[[], Awaitable[Any]]
-PROMPT = "What is the weather in Tokyo?"
 
 
 # --------------------------------------------------------------------------- floor (raw drivers)
@@ -84,39 +83,7 @@ def checkpoints_with(store: ThreadRunStore) -> Runner:
     """One run = 4 checkpoints with the growing message list and the updated RunRecord."""
 
     async def run() -> str:
-        thread_id, run_id, now = new_id(), new_id(), now_secs()
-        record = RunRecord(
-            run_id=run_id,
-            thread_id=thread_id,
-            agent_id="assistant",
-            status=RunStatus.RUNNING,
-            created_at=now,
-            started_at=now,
-            updated_at=now,
-        )
-        messages = [Message.user(PROMPT)]
-        await store.checkpoint(thread_id, messages, record)
-        call = Message.assistant_with_tool_calls(
-            "", [ToolCall("c1", "get_weather", {"city": "Tokyo"})]
-        )
-        call.mark_produced_by(run_id, 0)
-        messages.append(call)
-        record.steps, record.input_tokens, record.output_tokens = 1, 50, 10
-        await store.checkpoint(thread_id, messages, record)
-        result = Message.tool("c1", '{"forecast": "sunny in Tokyo"}')
-        result.mark_produced_by(run_id, 0)
-        messages.append(result)
-        await store.checkpoint(thread_id, messages, record)
-        final = Message.assistant("Sunny in Tokyo.")
-        final.mark_produced_by(run_id, 1)
-        messages.append(final)
-        record.steps, record.input_tokens, record.output_tokens = 2, 100, 20
-        record.status = RunStatus.DONE
-        record.termination_reason = TerminationReason.natural_end()
-        record.final_output = "Sunny in Tokyo."
-        record.finished_at = record.updated_at = now_secs()
-        await store.checkpoint(thread_id, messages, record)
-        return "Sunny in Tokyo."
+        return await s1_checkpoints(store, new_id(), [])
 
     return run
 

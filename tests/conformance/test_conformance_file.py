@@ -10,6 +10,7 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
     ThreadRunStoreContract,
@@ -22,6 +23,18 @@ async def file_store(tmp_path: Path) -> AsyncIterator[FileStore]:
     store = FileStore(tmp_path / "data")
     yield store
     await store.close()
+
+
+class TestFileJournaledStore(JournaledStoreContract):
+    @pytest.fixture
+    def store(self, file_store: FileStore) -> FileStore:
+        return file_store
+
+    @pytest.fixture
+    async def other_instance(self, tmp_path: Path) -> AsyncIterator[FileStore]:
+        second = FileStore(tmp_path / "data")  # a second store object on the same directory
+        yield second
+        await second.close()
 
 
 class TestFileThreadRunStore(ThreadRunStoreContract):

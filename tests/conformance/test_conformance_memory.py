@@ -7,11 +7,22 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
     ThreadRunStoreContract,
 )
 from awaken_stores import InMemoryMailboxStore, InMemoryStore
+
+
+class TestMemoryJournaledStore(JournaledStoreContract):
+    @pytest.fixture
+    def store(self) -> InMemoryStore:
+        return InMemoryStore()
+
+    @pytest.fixture
+    def other_instance(self, store: InMemoryStore) -> InMemoryStore:
+        return store
 
 
 class TestMemoryThreadRunStore(ThreadRunStoreContract):

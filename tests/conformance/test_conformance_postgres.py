@@ -10,6 +10,7 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
     ThreadRunStoreContract,
@@ -20,12 +21,31 @@ pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
-async def pg_store(postgres_dsn: str) -> AsyncIterator[PostgresStore]:
-    store = PostgresStore(postgres_dsn, prefix=f"t{uuid.uuid4().hex[:12]}", max_size=25)
+def pg_prefix() -> str:
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def pg_store(postgres_dsn: str, pg_prefix: str) -> AsyncIterator[PostgresStore]:
+    store = PostgresStore(postgres_dsn, prefix=pg_prefix, max_size=25)
     yield store
     await store.drop_schema()
     await store.mailbox.close()
     await store.close()
+
+
+class TestPostgresJournaledStore(JournaledStoreContract):
+    @pytest.fixture
+    def store(self, pg_store: PostgresStore) -> PostgresStore:
+        return pg_store
+
+    @pytest.fixture
+    async def other_instance(
+        self, postgres_dsn: str, pg_prefix: str, pg_store: PostgresStore
+    ) -> AsyncIterator[PostgresStore]:
+        second = PostgresStore(postgres_dsn, prefix=pg_prefix, max_size=10)  # its own pool
+        yield second
+        await second.close()
 
 
 class TestPostgresThreadRunStore(ThreadRunStoreContract):

@@ -10,6 +10,7 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
     ThreadRunStoreContract,
@@ -22,6 +23,18 @@ async def sqlite_store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
     store = SqliteStore(tmp_path / "awaken.db")
     yield store
     await store.close()
+
+
+class TestSqliteJournaledStore(JournaledStoreContract):
+    @pytest.fixture
+    def store(self, sqlite_store: SqliteStore) -> SqliteStore:
+        return sqlite_store
+
+    @pytest.fixture
+    async def other_instance(self, tmp_path: Path) -> AsyncIterator[SqliteStore]:
+        second = SqliteStore(tmp_path / "awaken.db")  # a second connection to the same file
+        yield second
+        await second.close()
 
 
 class TestSqliteThreadRunStore(ThreadRunStoreContract):

@@ -13,8 +13,9 @@ from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import ProfileOwner, ThreadMetadata
 from awaken_contract.errors import SerializationError, StorageIoError
 from awaken_contract.ids import id_problem
-from awaken_contract.testing import make_job, make_run, make_thread
+from awaken_contract.testing import make_job, make_run, make_thread, sample_records
 from awaken_stores import FileStore
+from awaken_stores import file as file_module
 from awaken_stores.file import JOURNAL
 
 BAD_IDS = [
@@ -179,6 +180,52 @@ async def test_crash_mid_commit_is_recovered_on_reopen(
     assert await reopened.load_run("r-1") == old_run
     assert await reopened.load_run("r-2") is None
     assert not list(base.rglob("*.bak"))
+    await store.close()
+    await reopened.close()
+
+
+async def test_crash_mid_splice_is_recovered_on_reopen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash after the new messages were spliced in but before the journal entries were:
+    reopening cuts both files back, so messages, run and journal are as before the step."""
+    base = tmp_path / "data"
+    store = FileStore(base)
+    history = [Message.user("old")]
+    run = make_run("r-1", status=RunStatus.RUNNING)
+    await store.checkpoint_step("t-1", history, run, sample_records(0))
+    messages_before = (base / "messages" / "t-1.json").read_bytes()
+    journal_before = (base / "journal" / "r-1.jsonl").read_bytes()
+    real_splice = file_module._splice
+    calls = {"n": 0}
+
+    def crashing_splice(target: Path, offset: int, data: bytes) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:  # the messages are spliced; crash before the journal lines
+            raise _Crash
+        real_splice(target, offset, data)
+
+    monkeypatch.setattr(file_module, "_splice", crashing_splice)
+    with pytest.raises(_Crash):
+        await store.checkpoint_step(
+            "t-1", [*history, Message.assistant("new")], run, sample_records(1)
+        )
+    monkeypatch.setattr(file_module, "_splice", real_splice)
+    assert (base / JOURNAL).exists()
+    assert (base / "messages" / "t-1.json").read_bytes() != messages_before
+
+    reopened = FileStore(base)
+    assert not (base / JOURNAL).exists()
+    assert (base / "messages" / "t-1.json").read_bytes() == messages_before
+    assert (base / "journal" / "r-1.jsonl").read_bytes() == journal_before
+    assert await reopened.load_messages("t-1") == history
+    assert await reopened.last_seq("r-1") == 5
+    entries = await reopened.checkpoint_step(
+        "t-1", [*history, Message.assistant("again")], run, sample_records(1)
+    )
+    assert [e.seq for e in entries] == [6, 7, 8, 9, 10]
+    loaded = await reopened.load_messages("t-1")
+    assert loaded is not None and [m.text() for m in loaded] == ["old", "again"]
     await store.close()
     await reopened.close()
 

@@ -45,7 +45,7 @@ async def test_default_tables_created_on_first_access(database: str) -> None:
     assert {"awaken_threads", "awaken_runs", "awaken_messages", "awaken_configs"} <= await _tables(
         database
     )
-    assert await store.schema_version() == 2
+    assert await store.schema_version() == 3
     await store.ensure_schema()  # idempotent
     await store.close()
 
@@ -142,3 +142,22 @@ async def test_damaged_run_columns_read_back_leniently(database: str) -> None:
     assert loaded is not None
     assert loaded.status is RunStatus.RUNNING and loaded.waiting is None
     await store.close()
+
+
+async def test_a_step_checkpoint_writes_only_the_new_messages(database: str) -> None:
+    store = PostgresStore(database)
+    history = [Message.user(f"m{i}") for i in range(200)]
+    await store.checkpoint("t-1", history, make_run("r-1"))
+    conn = await asyncpg.connect(database)
+    try:
+        before = await conn.fetch("SELECT seq, xmin::text FROM awaken_messages ORDER BY seq")
+        for step in range(3):
+            history = [*history, Message.assistant(f"step {step}")]
+            await store.checkpoint("t-1", history, make_run("r-1"))
+            assert await store.load_messages("t-1") == history  # a UI reading the history
+        after = await conn.fetch("SELECT seq, xmin::text FROM awaken_messages ORDER BY seq")
+    finally:
+        await conn.close()
+        await store.close()
+    assert [tuple(r) for r in after[:200]] == [tuple(r) for r in before]  # old rows untouched
+    assert [r[0] for r in after[200:]] == [201, 202, 203]

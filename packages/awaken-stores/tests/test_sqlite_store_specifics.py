@@ -42,7 +42,8 @@ async def test_reopen_keeps_data_and_does_not_remigrate(tmp_path: Path) -> None:
         assert messages is not None and messages[0].text() == "kept"
         assert await again.schema_version() == SCHEMA_VERSION
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM awaken_schema_migrations").fetchone()[0] == 1
+        applied = conn.execute("SELECT COUNT(*) FROM awaken_schema_migrations").fetchone()[0]
+        assert applied == SCHEMA_VERSION
 
 
 async def test_closed_store_reopens_on_next_use(tmp_path: Path) -> None:
@@ -122,3 +123,25 @@ async def test_a_cancelled_mailbox_operation_leaves_the_connection_usable(tmp_pa
         await store.checkpoint("t", [Message.user("still writable")], make_run("r-1"))
         acked = await mailbox.ack(job.job_id, token, 3_000)
     assert acked.status.value == "Accepted"
+
+
+async def test_a_step_checkpoint_writes_only_the_new_messages(tmp_path: Path) -> None:
+    path = tmp_path / "awaken.db"
+    store = SqliteStore(path)
+    history = [Message.user(f"m{i}") for i in range(200)]
+    await store.checkpoint("t-1", history, make_run("r-1"))
+    with sqlite3.connect(path) as conn:  # count every message row written from now on
+        conn.executescript(
+            "CREATE TABLE written (n INTEGER);"
+            "CREATE TRIGGER w_ins AFTER INSERT ON awaken_messages BEGIN"
+            " INSERT INTO written VALUES (1); END;"
+            "CREATE TRIGGER w_upd AFTER UPDATE ON awaken_messages BEGIN"
+            " INSERT INTO written VALUES (1); END;"
+        )
+    for step in range(3):
+        history = [*history, Message.assistant(f"step {step}")]
+        await store.checkpoint("t-1", history, make_run("r-1"))
+        assert await store.load_messages("t-1") == history  # a UI reading the history
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM written").fetchone()[0] == 3

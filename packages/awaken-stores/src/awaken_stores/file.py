@@ -4,15 +4,20 @@ Layout (directories are created on first write; constructing the store creates n
 
     <base>/threads/<thread_id>.json        Thread
     <base>/messages/<thread_id>.json       [Message]
+    <base>/heads/<thread_id>.json          MessageHead of the stored message list
     <base>/runs/<run_id>.json              RunRecord
+    <base>/journal/<run_id>.jsonl          JournalEntry per line (seq = line number)
     <base>/profiles/<owner>/<key>.json     ProfileEntry (owner ``agent_<name>`` or ``system``)
     <base>/config/<namespace>/<id>.json    config document
     <base>/mailbox/state.json              mailbox generations and jobs
     <base>/.checkpoint_pending             checkpoint journal (only during/after a crash)
 
 Every write goes to a temp file in the target's directory, is fsynced and renamed over the
-target. A checkpoint stages its three files, records a journal, swaps them in and deletes the
-journal; a crash in between is rolled back by the next ``FileStore`` opened on the directory.
+target, or is a *splice*: bytes appended in place at an offset (new messages replace the closing
+``]`` of the message array; journal lines are appended). A checkpoint stages its files, records a
+rollback journal (with the old size and tail of every spliced file), swaps and splices, and
+deletes the journal; a crash in between is rolled back by the next ``FileStore`` opened on the
+directory. So a step writes only its new messages and journal entries, however long the history.
 Thread/run ids, config namespaces and ids are validated so no id can escape the directory.
 Operations run on one worker thread per store and take an exclusive ``fcntl`` lock on
 ``<base>/.lock`` while writing, so several processes can share a directory.
@@ -26,7 +31,7 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager, suppress
 from pathlib import Path
@@ -34,8 +39,22 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import msgspec
+from awaken_contract.contract.journal import (
+    JournaledThreadRunStore,
+    JournalEntry,
+    JournalKind,
+    JournalRecord,
+    JournalSubscription,
+)
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
+from awaken_contract.contract.retention import (
+    PruneReport,
+    RetentionPolicy,
+    RunSummary,
+    select_prunable,
+)
 from awaken_contract.contract.storage import (
     ConfigStore,
     ProfileEntry,
@@ -46,17 +65,24 @@ from awaken_contract.contract.storage import (
     RunRecord,
     Thread,
     ThreadMetadata,
-    ThreadRunStore,
     checkpoint_thread,
     require_thread,
     sort_thread_ids,
 )
-from awaken_contract.errors import AlreadyExists, SerializationError, StorageIoError
+from awaken_contract.errors import (
+    AlreadyExists,
+    SerializationError,
+    StorageIoError,
+    VersionConflict,
+)
 from awaken_contract.ids import new_id, now_ms
+from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode
 from awaken_stores._ids import validate_id
+from awaken_stores._journal_local import hub_for, select_entries
 from awaken_stores._mailbox_queries import LocalMailboxQueries
+from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
@@ -134,6 +160,12 @@ def _read(path: Path, type_: type[T]) -> T | None:
     return value
 
 
+def _last_byte(path: Path, size: int) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(size - 1)
+        return fh.read(1)
+
+
 def _read_any(path: Path) -> Any:
     """A JSON document of any shape; ``None`` when missing."""
     return _read(path, object)
@@ -155,10 +187,13 @@ def _recover(base: Path) -> None:
     if not journal.exists():
         return
     try:
-        writes = json.loads(journal.read_text())["writes"]
-    except (OSError, ValueError, KeyError, TypeError):
+        pending = json.loads(journal.read_text())
+        writes, splices = pending["writes"], pending.get("splices", [])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         journal.unlink(missing_ok=True)
         return
+    for splice in reversed(splices):
+        _undo_splice(base / splice["target"], splice["offset"], splice["tail"].encode())
     for write in reversed(writes):
         target, tmp, backup = (base / write[k] for k in ("target", "tmp", "backup"))
         if write["had_target"] and backup.exists():
@@ -173,6 +208,43 @@ def _recover(base: Path) -> None:
     _fsync_dir(base)
 
 
+def _undo_splice(target: Path, offset: int, tail: bytes) -> None:
+    """Cut ``target`` back to ``offset`` and restore the ``tail`` bytes it had there (a file
+    that did not exist, offset 0 and no tail, is removed)."""
+    if not target.exists():
+        return
+    if offset == 0 and not tail:
+        target.unlink()
+    else:
+        with open(target, "r+b") as fh:
+            fh.truncate(offset)
+            fh.seek(offset)
+            fh.write(tail)
+            fh.flush()
+            os.fsync(fh.fileno())
+    _fsync_dir(target.parent)
+
+
+def _splice(target: Path, offset: int, data: bytes) -> None:
+    """Write ``data`` at ``offset`` (creating the file), cut anything after it, fsync."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "r+b" if target.exists() else "wb") as fh:
+        fh.seek(offset)
+        fh.write(data)
+        fh.truncate()
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+class _Splice(msgspec.Struct, frozen=True):
+    """Bytes to write at ``offset`` of ``target``; ``tail`` is what the file held from there."""
+
+    target: Path
+    offset: int
+    tail: bytes
+    data: bytes
+
+
 class _FileDb:
     """The base directory, its worker thread and its cross-process write lock."""
 
@@ -182,10 +254,11 @@ class _FileDb:
         self._lock_fd: int | None = None
         self._lock_depth = 0
         self._thread_lock = threading.RLock()
+        self.journal_hub = hub_for(str(self.base.resolve()))
         if (self.base / JOURNAL).exists():
             with self.write_lock():
                 _recover(self.base)
-        for sub in ("threads", "messages", "runs"):
+        for sub in ("threads", "messages", "heads", "runs"):
             for orphan in (self.base / sub).glob(".*.bak") if (self.base / sub).is_dir() else ():
                 orphan.unlink(missing_ok=True)
 
@@ -246,8 +319,8 @@ class _FileBacked:
 # --------------------------------------------------------------------------- threads and runs
 
 
-class FileStore(_FileBacked, ThreadRunStore):
-    """Threads, messages and runs as JSON files; sub-stores ``profiles``, ``config``,
+class FileStore(_FileBacked, JournaledThreadRunStore):
+    """Threads, messages, runs and run journals as files; sub-stores ``profiles``, ``config``,
     ``mailbox`` share the directory."""
 
     def __init__(self, base: str | Path) -> None:
@@ -255,6 +328,7 @@ class FileStore(_FileBacked, ThreadRunStore):
         self.profiles = FileProfileStore(self._db)
         self.config = FileConfigStore(self._db)
         self.mailbox = FileMailboxStore(self._db)
+        self._known = KnownLogs()
 
     def _thread_path(self, thread_id: str) -> Path:
         return self.base / "threads" / f"{validate_id('thread id', thread_id)}.json"
@@ -264,6 +338,57 @@ class FileStore(_FileBacked, ThreadRunStore):
 
     def _run_path(self, run_id: str) -> Path:
         return self.base / "runs" / f"{validate_id('run id', run_id)}.json"
+
+    def _head_path(self, thread_id: str) -> Path:
+        return self.base / "heads" / f"{validate_id('thread id', thread_id)}.json"
+
+    def _journal_path(self, run_id: str) -> Path:
+        return self.base / "journal" / f"{validate_id('run id', run_id)}.jsonl"
+
+    def _message_writes(
+        self, thread_id: str, messages: list[Message], *, replace: bool = False
+    ) -> tuple[list[tuple[Path, bytes]], list[_Splice], LogWrite]:
+        """The file writes storing ``messages`` as the thread's list (call with the write lock):
+        a splice of the new ones before the array's closing ``]`` when they only extend the
+        stored list, nothing when nothing changed, else the whole file."""
+        path, head_path = self._messages_path(thread_id), self._head_path(thread_id)
+        stored = None if replace else _read(head_path, MessageHead)
+        plan = self._known.plan(thread_id, stored, messages)
+        files: list[tuple[Path, bytes]] = []
+        splices: list[_Splice] = []
+        if not plan.head_changed:
+            return files, splices, plan
+        size = path.stat().st_size if path.exists() else 0
+        appends = stored is not None and plan.start == stored.count and plan.start > 0
+        if appends and size >= 2 and _last_byte(path, size) == b"]":
+            joined = b",".join(encode(m) for m in messages[plan.start :])
+            splices.append(_Splice(path, size - 1, b"]", b"," + joined + b"]"))
+        else:
+            files.append((path, encode(messages)))
+        files.append((head_path, encode(plan.head)))
+        return files, splices, plan
+
+    def _journal_splice(
+        self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
+    ) -> tuple[_Splice | None, list[JournalEntry]]:
+        """The append of ``records`` to the run's journal file (call with the write lock)."""
+        path = self._journal_path(run_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        last = data.count(b"\n")
+        if expected_last_seq is not None and expected_last_seq != last:
+            raise VersionConflict(expected_last_seq, last)
+        if not records:
+            return None, []
+        now = now_ms()
+        entries = [
+            JournalEntry(run_id=run_id, seq=last + i + 1, created_at=now, record=record)
+            for i, record in enumerate(records)
+        ]
+        lines = b"".join(encode(e) + b"\n" for e in entries)
+        return _Splice(path, len(data), b"", lines), entries
 
     def _all_runs(self) -> list[RunRecord]:
         runs = [_read(p, RunRecord) for p in _json_files(self.base / "runs")]
@@ -280,12 +405,17 @@ class FileStore(_FileBacked, ThreadRunStore):
         await self._db.run_locked(lambda: _atomic_write(path, data))
 
     async def delete_thread(self, thread_id: str) -> None:
-        paths = (self._thread_path(thread_id), self._messages_path(thread_id))
+        paths = (
+            self._thread_path(thread_id),
+            self._messages_path(thread_id),
+            self._head_path(thread_id),
+        )
 
         def delete() -> None:
             for path in paths:
                 path.unlink(missing_ok=True)
 
+        self._known.forget(thread_id)
         await self._db.run_locked(delete)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
@@ -296,21 +426,38 @@ class FileStore(_FileBacked, ThreadRunStore):
         return await self._db.run(scan)
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        path = self._messages_path(thread_id)
-        return await self._db.run(lambda: _read(path, list[Message]))
+        path, head_path = self._messages_path(thread_id), self._head_path(thread_id)
+
+        def load() -> tuple[list[Message] | None, MessageHead | None]:
+            return _read(path, list[Message]), _read(head_path, MessageHead)
+
+        messages, head = await self._db.run(load)
+        if messages is not None and head is not None and head.count == len(messages):
+            self._known.remember_loaded(thread_id, messages, head)
+        return messages
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
-        path, data = self._messages_path(thread_id), encode(messages)
+        self._known.forget(thread_id)
 
-        await self._db.run_locked(lambda: _atomic_write(path, data))
+        def save() -> LogWrite:
+            _recover(self.base)
+            files, splices, plan = self._message_writes(thread_id, messages, replace=True)
+            self._commit(files, splices)
+            return plan
+
+        plan = await self._db.run_locked(save)
+        self._known.remember(thread_id, messages, plan.head)
 
     async def delete_messages(self, thread_id: str) -> None:
         thread_path, path = self._thread_path(thread_id), self._messages_path(thread_id)
+        head_path = self._head_path(thread_id)
 
         def delete() -> None:
             require_thread(_read(thread_path, Thread), thread_id)
             path.unlink(missing_ok=True)
+            head_path.unlink(missing_ok=True)
 
+        self._known.forget(thread_id)
         await self._db.run_locked(delete)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
@@ -357,27 +504,112 @@ class FileStore(_FileBacked, ThreadRunStore):
         return await self._db.run(lambda: query.page(self._all_runs()))
 
     # ------------------------------------------------------------------ checkpoint
-    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+    async def checkpoint_step(
+        self,
+        thread_id: str,
+        messages: list[Message],
+        run: RunRecord,
+        records: Sequence[JournalRecord] = (),
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
         thread_path = self._thread_path(thread_id)
-        messages_path = self._messages_path(thread_id)
         run_path = self._run_path(run.run_id)
-        messages_data, run_data = encode(messages), _pretty_json(run)
+        run_data = _pretty_json(run)
+        records = list(records)
 
-        def commit() -> None:
+        def commit() -> tuple[LogWrite, list[JournalEntry]]:
             _recover(self.base)
             thread = checkpoint_thread(_read(thread_path, Thread), thread_id, run)
-            self._commit(
-                [
-                    (thread_path, _pretty_json(thread)),
-                    (messages_path, messages_data),
-                    (run_path, run_data),
-                ]
-            )
+            files, splices, plan = self._message_writes(thread_id, messages)
+            journal, entries = self._journal_splice(run.run_id, records, expected_last_seq)
+            files = [(thread_path, _pretty_json(thread)), *files, (run_path, run_data)]
+            self._commit(files, splices if journal is None else [*splices, journal])
+            return plan, entries
 
-        await self._db.run_locked(commit)
+        plan, entries = await self._db.run_locked(commit)
+        self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+        if entries:
+            self._db.journal_hub.notify(run.run_id)
+        return entries
 
-    def _commit(self, files: list[tuple[Path, bytes]]) -> None:
-        """Swap in several files at once through the rollback journal (see module docs)."""
+    # ------------------------------------------------------------------ journal
+    async def append(
+        self,
+        run_id: str,
+        records: Sequence[JournalRecord],
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
+        records = list(records)
+        self._journal_path(run_id)  # validate the id before any I/O
+
+        def commit() -> list[JournalEntry]:
+            _recover(self.base)
+            journal, entries = self._journal_splice(run_id, records, expected_last_seq)
+            if journal is not None:
+                self._commit([], [journal])
+            return entries
+
+        entries = await self._db.run_locked(commit)
+        if entries:
+            self._db.journal_hub.notify(run_id)
+        return entries
+
+    def _entries(self, run_id: str) -> list[JournalEntry]:
+        try:
+            data = self._journal_path(run_id).read_bytes()
+        except FileNotFoundError:
+            return []
+        return [decode(line, JournalEntry) for line in data.splitlines() if line]
+
+    async def read(
+        self,
+        run_id: str,
+        *,
+        after_seq: int = 0,
+        kinds: Collection[JournalKind] | None = None,
+        limit: int | None = None,
+    ) -> list[JournalEntry]:
+        entries = await self._db.run(lambda: self._entries(run_id))
+        return select_entries(entries, after_seq, kinds, limit)
+
+    async def last_seq(self, run_id: str) -> int:
+        path = self._journal_path(run_id)
+
+        def count() -> int:
+            try:
+                return path.read_bytes().count(b"\n")
+            except FileNotFoundError:
+                return 0
+
+        return await self._db.run(count)
+
+    def subscribe(self, run_id: str) -> JournalSubscription:
+        """In-process notification: appends through any ``FileStore`` of this process on the
+        same directory wake the subscriber; other processes are seen by ``follow``'s poll."""
+        return self._db.journal_hub.subscribe(run_id)
+
+    # ------------------------------------------------------------------ retention
+    async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
+        now = _now_secs() if now_secs is None else now_secs
+
+        def prune() -> PruneReport:
+            runs = self._all_runs()
+            summaries = [RunSummary(r.run_id, r.thread_id, r.status, r.updated_at) for r in runs]
+            report = PruneReport()
+            for run_id in select_prunable(summaries, policy, now):
+                report.journal_entries_deleted += len(self._entries(run_id))
+                self._journal_path(run_id).unlink(missing_ok=True)
+                self._run_path(run_id).unlink()
+                report.runs_deleted += 1
+            return report
+
+        return await self._db.run_locked(prune)
+
+    def _commit(self, files: list[tuple[Path, bytes]], splices: Sequence[_Splice] = ()) -> None:
+        """Swap in several files and splice others at once through the rollback journal (see
+        module docs)."""
         staged: list[Path] = []
         try:
             for target, data in files:
@@ -398,15 +630,26 @@ class FileStore(_FileBacked, ThreadRunStore):
             }
             for (target, _), tmp in zip(files, staged, strict=True)
         ]
+        undo = [
+            {
+                "target": str(splice.target.relative_to(self.base)),
+                "offset": splice.offset,
+                "tail": splice.tail.decode(),
+            }
+            for splice in splices
+        ]
         journal = self.base / JOURNAL
         try:
-            _atomic_write(journal, json.dumps({"writes": writes}).encode())
+            _atomic_write(journal, json.dumps({"writes": writes, "splices": undo}).encode())
             for write in writes:
                 target = self.base / write["target"]
                 if write["had_target"]:
                     os.replace(target, self.base / write["backup"])
                 os.replace(self.base / write["tmp"], target)
-            for directory in {(self.base / w["target"]).parent for w in writes}:
+            for splice in splices:
+                _splice(splice.target, splice.offset, splice.data)
+            touched = [self.base / w["target"] for w in writes] + [s.target for s in splices]
+            for directory in {path.parent for path in touched}:
                 _fsync_dir(directory)
             journal.unlink()
             _fsync_dir(self.base)

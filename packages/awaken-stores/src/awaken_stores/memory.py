@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import msgspec
+from awaken_contract.contract.journal import (
+    JournaledThreadRunStore,
+    JournalEntry,
+    JournalKind,
+    JournalRecord,
+    JournalSubscription,
+)
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
+from awaken_contract.contract.retention import (
+    PruneReport,
+    RetentionPolicy,
+    RunSummary,
+    select_prunable,
+)
 from awaken_contract.contract.storage import (
     ConfigChangeEvent,
     ConfigChangeKind,
@@ -23,16 +37,18 @@ from awaken_contract.contract.storage import (
     RunRecord,
     Thread,
     ThreadMetadata,
-    ThreadRunStore,
     checkpoint_thread,
     require_thread,
     sort_thread_ids,
 )
-from awaken_contract.errors import AlreadyExists
+from awaken_contract.errors import AlreadyExists, VersionConflict
 from awaken_contract.ids import now_ms
+from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import clone
+from awaken_stores._journal_local import LocalJournalHub, select_entries
 from awaken_stores._mailbox_queries import LocalMailboxQueries
+from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
@@ -55,13 +71,22 @@ def _copy_messages(messages: list[Message]) -> list[Message]:
     return clone(list(messages), list[Message])
 
 
-class InMemoryStore(ThreadRunStore):
-    """Threads, messages and runs in dicts; sub-stores ``profiles``, ``config``, ``mailbox``."""
+def _copy_records(records: Sequence[JournalRecord]) -> list[JournalRecord]:
+    return clone(list(records), list[JournalRecord])
+
+
+class InMemoryStore(JournaledThreadRunStore):
+    """Threads, messages, runs and run journals in dicts; sub-stores ``profiles``, ``config``,
+    ``mailbox``."""
 
     def __init__(self) -> None:
         self._threads: dict[str, Thread] = {}
         self._messages: dict[str, list[Message]] = {}
+        self._heads: dict[str, MessageHead] = {}
+        self._known = KnownLogs()
         self._runs: dict[str, RunRecord] = {}
+        self._journals: dict[str, list[JournalEntry]] = {}
+        self._hub = LocalJournalHub()
         self._lock = asyncio.Lock()
         self.profiles = InMemoryProfileStore()
         self.config = InMemoryConfigStore()
@@ -78,23 +103,37 @@ class InMemoryStore(ThreadRunStore):
     async def delete_thread(self, thread_id: str) -> None:
         async with self._lock:
             self._threads.pop(thread_id, None)
-            self._messages.pop(thread_id, None)
+            self._drop_messages(thread_id)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
         return sort_thread_ids(self._threads.values(), offset, limit)
 
+    def _drop_messages(self, thread_id: str) -> None:
+        self._messages.pop(thread_id, None)
+        self._heads.pop(thread_id, None)
+        self._known.forget(thread_id)
+
     async def load_messages(self, thread_id: str) -> list[Message] | None:
         messages = self._messages.get(thread_id)
-        return None if messages is None else _copy_messages(messages)
+        if messages is None:
+            return None
+        copied = _copy_messages(messages)
+        self._known.remember_loaded(thread_id, copied, self._heads[thread_id])
+        return copied
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         async with self._lock:
-            self._messages[thread_id] = _copy_messages(messages)
+            copied = _copy_messages(messages)
+            self._drop_messages(thread_id)
+            head = MessageHead.new(len(messages))
+            self._messages[thread_id] = copied
+            self._heads[thread_id] = head
+            self._known.remember(thread_id, messages, head)
 
     async def delete_messages(self, thread_id: str) -> None:
         async with self._lock:
             require_thread(self._threads.get(thread_id), thread_id)
-            self._messages.pop(thread_id, None)
+            self._drop_messages(thread_id)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
         async with self._lock:
@@ -122,16 +161,92 @@ class InMemoryStore(ThreadRunStore):
         )
 
     # ------------------------------------------------------------------ checkpoint
-    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+    async def checkpoint_step(
+        self,
+        thread_id: str,
+        messages: list[Message],
+        run: RunRecord,
+        records: Sequence[JournalRecord] = (),
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
         # Everything is computed (and copied) before the first write, so a failure leaves the
-        # previous state untouched; the lock makes the three writes appear at once.
+        # previous state untouched; the lock makes the writes appear at once.
         async with self._lock:
             thread = checkpoint_thread(self._threads.get(thread_id), thread_id, run)
-            new_messages = _copy_messages(messages)
+            plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
+            copied = _copy_messages(messages[plan.start :])
             new_run = _copy(run)
+            entries = self._stage_entries(run.run_id, records, expected_last_seq)
             self._threads[thread_id] = thread
-            self._messages[thread_id] = new_messages
+            stored = self._messages.setdefault(thread_id, [])
+            stored[plan.start :] = copied
+            self._heads[thread_id] = plan.head
             self._runs[run.run_id] = new_run
+            self._commit_entries(run.run_id, entries)
+            self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+        return entries
+
+    # ------------------------------------------------------------------ journal
+    def _stage_entries(
+        self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
+    ) -> list[JournalEntry]:
+        last = len(self._journals.get(run_id, ()))
+        if expected_last_seq is not None and expected_last_seq != last:
+            raise VersionConflict(expected_last_seq, last)
+        now = now_ms()
+        return [
+            JournalEntry(run_id=run_id, seq=last + i + 1, created_at=now, record=record)
+            for i, record in enumerate(_copy_records(records))
+        ]
+
+    def _commit_entries(self, run_id: str, entries: list[JournalEntry]) -> None:
+        if entries:
+            self._journals.setdefault(run_id, []).extend(entries)
+            self._hub.notify(run_id)
+
+    async def append(
+        self,
+        run_id: str,
+        records: Sequence[JournalRecord],
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
+        async with self._lock:
+            entries = self._stage_entries(run_id, records, expected_last_seq)
+            self._commit_entries(run_id, entries)
+        return entries
+
+    async def read(
+        self,
+        run_id: str,
+        *,
+        after_seq: int = 0,
+        kinds: Collection[JournalKind] | None = None,
+        limit: int | None = None,
+    ) -> list[JournalEntry]:
+        found = select_entries(self._journals.get(run_id, []), after_seq, kinds, limit)
+        return clone(found, list[JournalEntry])
+
+    async def last_seq(self, run_id: str) -> int:
+        return len(self._journals.get(run_id, ()))
+
+    def subscribe(self, run_id: str) -> JournalSubscription:
+        return self._hub.subscribe(run_id)
+
+    async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
+        now = _now_secs() if now_secs is None else now_secs
+        async with self._lock:
+            summaries = [
+                RunSummary(r.run_id, r.thread_id, r.status, r.updated_at)
+                for r in self._runs.values()
+            ]
+            report = PruneReport()
+            for run_id in select_prunable(summaries, policy, now):
+                del self._runs[run_id]
+                report.runs_deleted += 1
+                report.journal_entries_deleted += len(self._journals.pop(run_id, ()))
+        return report
 
 
 class InMemoryProfileStore(ProfileStore):

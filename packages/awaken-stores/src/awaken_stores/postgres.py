@@ -1,12 +1,18 @@
 """PostgreSQL stores on asyncpg: connection pool, table prefix, versioned migrations.
 
-Tables (default prefix ``awaken``): ``awaken_threads``, ``awaken_messages``, ``awaken_runs``,
+Tables (default prefix ``awaken``): ``awaken_threads``, ``awaken_messages`` (one row per message),
+``awaken_message_heads``, ``awaken_runs``, ``awaken_journal``, ``awaken_journal_heads``,
 ``awaken_profiles``, ``awaken_configs``, ``awaken_mailbox_jobs``, ``awaken_mailbox_generations``
 and ``awaken_schema_migrations``. The schema is created on first access (``ensure_schema``).
 
-* ``checkpoint`` is a single SQL statement (thread, messages and run upserts in data-modifying
-  CTEs), so it is atomic and costs one round trip. The thread row is written with an optimistic
-  check against the version this store last saw; on a mismatch it re-reads and retries.
+* ``checkpoint_step`` is a single SQL statement (thread, new messages, message head, run and
+  journal writes in data-modifying CTEs), so it is atomic and costs one round trip. The thread
+  row is written with an optimistic check against the version this store last saw and the
+  message head is checked (and locked) against the one it last saw; on a mismatch it re-reads
+  and retries. A fenced step (``expected_last_seq``) runs in an explicit transaction.
+* Journal seqs come from the run's ``<prefix>_journal_heads`` row, incremented in the writing
+  statement: concurrent appenders serialize on that row, so seqs have no gaps or duplicates.
+  Each append notifies ``<prefix>_journal`` (payload: run id) in the same transaction.
 * Mailbox transactions lock the mailbox's generation row (``FOR UPDATE``); worker claims use
   ``FOR UPDATE SKIP LOCKED`` so concurrent claimers never queue up behind each other, and
   LISTEN/NOTIFY wakes waiting workers when a job becomes claimable.
@@ -16,17 +22,33 @@ and ``awaken_schema_migrations``. The schema is created on first access (``ensur
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from types import TracebackType
+from typing import Any, Generic, TypeVar
 
 import asyncpg
 import msgspec
+from awaken_contract.contract.journal import (
+    JournaledThreadRunStore,
+    JournalEntry,
+    JournalKind,
+    JournalRecord,
+    JournalSubscription,
+    kind_of,
+)
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 from awaken_contract.contract.message import Message
+from awaken_contract.contract.retention import (
+    PruneReport,
+    RetentionPolicy,
+    RunSummary,
+    select_prunable,
+)
 from awaken_contract.contract.storage import (
     ConfigChangeEvent,
     ConfigChangeKind,
@@ -40,19 +62,22 @@ from awaken_contract.contract.storage import (
     RunRecord,
     Thread,
     ThreadMetadata,
-    ThreadRunStore,
     checkpoint_thread,
     require_thread,
 )
-from awaken_contract.errors import AlreadyExists, StorageError, StorageIoError
+from awaken_contract.errors import AlreadyExists, StorageError, StorageIoError, VersionConflict
 from awaken_contract.ids import now_ms
+from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
+from awaken_stores._journal_local import LocalJournalHub
+from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
     "ConfigSubscription",
     "PostgresConfigStore",
+    "PostgresJournalSubscription",
     "PostgresMailboxStore",
     "PostgresProfileStore",
     "PostgresStore",
@@ -143,6 +168,30 @@ def _migrations(p: str) -> list[tuple[int, list[str]]]:
         ),
         # 2: cumulative inference cost of a run (ModelSpec pricing).
         (2, [f"ALTER TABLE {p}_runs ADD COLUMN IF NOT EXISTS cost DOUBLE PRECISION"]),
+        # 3: one row per message (append-only checkpoints) with a head per thread (count + write
+        # token); run journals. Existing message lists are split into rows.
+        (
+            3,
+            [
+                f"CREATE TABLE {p}_messages_v3 (thread_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+                " data JSONB NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),"
+                f" CONSTRAINT {p}_messages_v3_pkey PRIMARY KEY (thread_id, seq))",
+                f"INSERT INTO {p}_messages_v3 (thread_id, seq, data) SELECT m.thread_id, e.ord,"
+                f" e.value FROM {p}_messages m, jsonb_array_elements(m.data) WITH ORDINALITY"
+                " AS e(value, ord) WHERE jsonb_typeof(m.data) = 'array'",
+                f"CREATE TABLE {p}_message_heads (thread_id TEXT PRIMARY KEY,"
+                " count INTEGER NOT NULL, token TEXT NOT NULL)",
+                f"INSERT INTO {p}_message_heads SELECT thread_id, jsonb_array_length(data), ''"
+                f" FROM {p}_messages WHERE jsonb_typeof(data) = 'array'",
+                f"DROP TABLE {p}_messages",
+                f"ALTER TABLE {p}_messages_v3 RENAME TO {p}_messages",
+                f"CREATE TABLE {p}_journal (run_id TEXT NOT NULL, seq BIGINT NOT NULL,"
+                " kind TEXT NOT NULL, created_at BIGINT NOT NULL, data JSONB NOT NULL,"
+                " PRIMARY KEY (run_id, seq))",
+                f"CREATE TABLE {p}_journal_heads (run_id TEXT PRIMARY KEY,"
+                " last_seq BIGINT NOT NULL)",
+            ],
+        ),
     ]
 
 
@@ -215,6 +264,8 @@ class _PgDb:
         self._lock = asyncio.Lock()
         self._ready = False
         self._conns: _Connections | None = None
+        self.before_close: list[Callable[[], Awaitable[None]]] = []
+        """Hooks run before the pool closes (listeners release their connections)."""
 
     async def pool(self) -> _Connections:
         """The pool, created and migrated on first use."""
@@ -257,6 +308,9 @@ class _PgDb:
                     )
 
     async def close(self) -> None:
+        hooks, self.before_close = self.before_close, []
+        for hook in hooks:
+            await hook()
         async with self._lock:
             if self._conns is not None:
                 await self._conns.release_idle()
@@ -335,14 +389,91 @@ def _run_from_row(row: asyncpg.Record) -> RunRecord:
         raise StorageIoError(f"invalid run row {row['run_id']}: {exc}") from exc
 
 
-class PostgresStore(_PgBacked, ThreadRunStore):
-    """Threads, messages and runs in PostgreSQL (``awaken-stores[postgres]``).
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Lru(Generic[K, V]):
+    """A bounded most-recently-used map (what this store last wrote or read per key)."""
+
+    def __init__(self, size: int) -> None:
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._size = size
+
+    def get(self, key: K) -> V | None:
+        return self._items.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def remember(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+
+    def forget(self, key: K) -> None:
+        self._items.pop(key, None)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+_HEAD_KEY = "count || ':' || token"
+
+
+def _journal_lock_cte(p: str) -> str:
+    """``jk``: the run's journal head row, locked ($1 = run id)."""
+    return f"jk AS (SELECT last_seq FROM {p}_journal_heads WHERE run_id = $1 FOR UPDATE)"
+
+
+def _journal_write_ctes(p: str, kinds: str, datas: str, exp: str, now: str) -> str:
+    """``jh``/``j``: bump the run's head by the number of records (serializing appenders on its
+    row, refusing when fenced on another seq) and insert the records after it; gated on ``t``."""
+    count = f"cardinality({kinds}::text[])"
+    return (
+        f"jh AS (INSERT INTO {p}_journal_heads AS x (run_id, last_seq)"
+        f" SELECT $1, {count} WHERE {count} > 0 AND EXISTS (SELECT 1 FROM t)"
+        " ON CONFLICT (run_id) DO UPDATE SET last_seq = x.last_seq + excluded.last_seq"
+        f" WHERE {exp}::bigint IS NULL OR x.last_seq = {exp}::bigint RETURNING last_seq),"
+        f" j AS (INSERT INTO {p}_journal (run_id, seq, kind, created_at, data)"
+        f" SELECT $1, (SELECT last_seq FROM jh) - {count} + e.ord, e.kind, {now}, e.data::jsonb"
+        f" FROM unnest({kinds}::text[], {datas}::text[]) WITH ORDINALITY AS e(kind, data, ord)"
+        " WHERE EXISTS (SELECT 1 FROM jh))"
+    )
+
+
+def _journal_result(p: str) -> str:
+    """The new last seq (NULL when nothing was appended), the locked last seq before, and the
+    notification (sent at commit)."""
+    return (
+        "(SELECT last_seq FROM jh), COALESCE((SELECT last_seq FROM jk), 0),"
+        f" (SELECT pg_notify('{p}_journal', $1) WHERE EXISTS (SELECT 1 FROM jh))"
+    )
+
+
+def _journal_rows(records: Sequence[JournalRecord]) -> tuple[list[str], list[str]]:
+    """The ``kind`` and JSON columns of the records (encoded before any I/O)."""
+    return [kind_of(r).value for r in records], [encode_str(r) for r in records]
+
+
+def _entries(
+    run_id: str, records: Sequence[JournalRecord], last_seq: int, now: int
+) -> list[JournalEntry]:
+    first = last_seq - len(records) + 1
+    return [JournalEntry(run_id, first + i, now, r) for i, r in enumerate(records)]
+
+
+class PostgresStore(_PgBacked, JournaledThreadRunStore):
+    """Threads, messages, runs and run journals in PostgreSQL (``awaken-stores[postgres]``).
 
     ``PostgresStore(dsn_or_pool, prefix="awaken")``; sub-stores sharing the pool: ``profiles``,
-    ``config`` (a ``ConfigChangeNotifier`` too) and ``mailbox``.
+    ``config`` (a ``ConfigChangeNotifier`` too) and ``mailbox``. Journal subscriptions share one
+    LISTEN connection per store, opened on the first ``subscribe``.
     """
 
     _THREAD_CACHE_SIZE = 4096
+    _MAX_ATTEMPTS = 20
 
     def __init__(
         self,
@@ -356,30 +487,64 @@ class PostgresStore(_PgBacked, ThreadRunStore):
         self.profiles = PostgresProfileStore(self._db)
         self.config = PostgresConfigStore(self._db)
         self.mailbox = PostgresMailboxStore(self._db)
-        self._thread_cache: OrderedDict[str, str] = OrderedDict()
+        self._thread_cache: _Lru[str, str] = _Lru(self._THREAD_CACHE_SIZE)
+        self._known = KnownLogs()
+        self._journal_hub = LocalJournalHub()
+        self._listener: _JournalListener | None = None
         p = self._p
         cols = ", ".join(_RUN_COLUMNS)
         updates = ", ".join(f"{c} = excluded.{c}" for c in _RUN_COLUMNS if c not in _RUN_IMMUTABLE)
         n = len(_RUN_COLUMNS)
         run_params = ", ".join(
-            f"${i + 5}::jsonb" if c in _RUN_JSON_COLUMNS else f"${i + 5}"
+            f"${i + 1}::jsonb" if c in _RUN_JSON_COLUMNS else f"${i + 1}"
             for i, c in enumerate(_RUN_COLUMNS)
         )
-        # $1 thread id, $2 thread json, $3 activity, $4 expected old thread json (NULL = none),
-        # $5.. run columns, last: messages json.
+        # $1..$n run columns, then (a = n + 1 …): thread id, thread json, activity, expected old
+        # thread json (NULL = none), whether to check the message head, its expected key (NULL =
+        # none), first message seq - 1, message jsons, message count, new head token, whether
+        # the head changes, journal kinds, journal jsons, expected last seq (NULL = unfenced),
+        # created_at.
+        a = n + 1
+        tid, tjson, act, told, check, hkey, start, msgs, total, token, hchg, kinds, datas = (
+            f"${a + i}" for i in range(13)
+        )
+        exp, now = f"${a + 13}", f"${a + 14}"
         self._checkpoint_sql = (
-            f"WITH t AS (INSERT INTO {p}_threads AS th (id, data, activity_ms, updated_at)"
-            " VALUES ($1, $2::jsonb, $3, now()) ON CONFLICT (id) DO UPDATE"
+            f"WITH hk AS (SELECT {_HEAD_KEY} AS key"
+            f" FROM {p}_message_heads WHERE thread_id = {tid} FOR UPDATE),"
+            f" {_journal_lock_cte(p)},"
+            f" ok AS (SELECT 1 WHERE ({check}::bool IS NOT TRUE"
+            f" OR (SELECT key FROM hk) IS NOT DISTINCT FROM {hkey}::text)"
+            f" AND ({exp}::bigint IS NULL OR COALESCE((SELECT last_seq FROM jk), 0) = {exp})),"
+            f" t AS (INSERT INTO {p}_threads AS th (id, data, activity_ms, updated_at)"
+            f" SELECT {tid}, {tjson}::jsonb, {act}, now() WHERE EXISTS (SELECT 1 FROM ok)"
+            " ON CONFLICT (id) DO UPDATE"
             " SET data = excluded.data, activity_ms = excluded.activity_ms, updated_at = now()"
-            " WHERE th.data = $4::jsonb RETURNING 1),"
-            f" m AS (INSERT INTO {p}_messages (thread_id, data, updated_at)"
-            f" SELECT $1, ${n + 5}::jsonb, now() WHERE EXISTS (SELECT 1 FROM t)"
-            " ON CONFLICT (thread_id) DO UPDATE SET data = excluded.data, updated_at = now()),"
+            f" WHERE th.data = {told}::jsonb RETURNING 1),"
+            f" m AS (INSERT INTO {p}_messages (thread_id, seq, data)"
+            f" SELECT {tid}, {start} + e.ord, e.data::jsonb"
+            f" FROM unnest({msgs}::text[]) WITH ORDINALITY AS e(data, ord)"
+            " WHERE EXISTS (SELECT 1 FROM t)"
+            " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data, updated_at = now()),"
+            f" d AS (DELETE FROM {p}_messages WHERE thread_id = {tid} AND seq > {total}"
+            f" AND {hchg}::bool AND EXISTS (SELECT 1 FROM t)),"
+            f" h AS (INSERT INTO {p}_message_heads (thread_id, count, token)"
+            f" SELECT {tid}, {total}, {token} WHERE {hchg}::bool AND EXISTS (SELECT 1 FROM t)"
+            " ON CONFLICT (thread_id) DO UPDATE SET count = excluded.count,"
+            " token = excluded.token),"
             f" r AS (INSERT INTO {p}_runs ({cols}) SELECT {run_params}"
             " WHERE EXISTS (SELECT 1 FROM t)"
-            f" ON CONFLICT (run_id) DO UPDATE SET {updates})"
-            # Data-modifying CTEs always run to completion; m and r are gated on t.
-            " SELECT count(*) FROM t"
+            f" ON CONFLICT (run_id) DO UPDATE SET {updates}),"
+            f" {_journal_write_ctes(p, kinds, datas, exp, now)}"
+            f" SELECT (SELECT count(*) FROM t), (SELECT key FROM hk), {_journal_result(p)}"
+        )
+        # $1 run id, $2 journal kinds, $3 journal jsons, $4 expected last seq, $5 created_at.
+        self._append_sql = (
+            f"WITH {_journal_lock_cte(p)},"
+            " t AS (SELECT 1 WHERE $4::bigint IS NULL"
+            " OR COALESCE((SELECT last_seq FROM jk), 0) = $4::bigint),"
+            f" {_journal_write_ctes(p, '$2', '$3', '$4', '$5')}"
+            f" SELECT (SELECT count(*) FROM t), NULL, {_journal_result(p)}"
         )
         self._insert_run = (
             f"INSERT INTO {p}_runs ({cols}) VALUES ("
@@ -401,6 +566,16 @@ class PostgresStore(_PgBacked, ThreadRunStore):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def _stop_listener(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.stop()
+
+    @property
+    def journal_channel(self) -> str:
+        """The LISTEN/NOTIFY channel announcing journal appends (payload: run id)."""
+        return f"{self._p}_journal"
+
     async def schema_version(self) -> int:
         """The highest applied migration version."""
         pool = await self._db.pool()
@@ -412,22 +587,20 @@ class PostgresStore(_PgBacked, ThreadRunStore):
         """Drop every table of this prefix (tests, uninstall)."""
         pool = await self._db.pool()
         names = [
-            "threads", "messages", "runs", "profiles", "configs", "mailbox_jobs",
-            "mailbox_generations", "schema_migrations",
+            "threads", "messages", "message_heads", "runs", "journal", "journal_heads",
+            "profiles", "configs", "mailbox_jobs", "mailbox_generations", "schema_migrations",
         ]  # fmt: skip
         async with _io():
             await pool.execute("DROP TABLE IF EXISTS " + ", ".join(f"{self._p}_{n}" for n in names))
         self._db._ready = False
         self._thread_cache.clear()
+        self._known.clear()
 
     def _remember(self, thread_id: str, data: str | None) -> None:
         if data is None:
-            self._thread_cache.pop(thread_id, None)
-            return
-        self._thread_cache[thread_id] = data
-        self._thread_cache.move_to_end(thread_id)
-        while len(self._thread_cache) > self._THREAD_CACHE_SIZE:
-            self._thread_cache.popitem(last=False)
+            self._thread_cache.forget(thread_id)
+        else:
+            self._thread_cache.remember(thread_id, data)
 
     # ------------------------------------------------------------------ threads
     async def load_thread(self, thread_id: str) -> Thread | None:
@@ -455,7 +628,7 @@ class PostgresStore(_PgBacked, ThreadRunStore):
     async def delete_thread(self, thread_id: str) -> None:
         pool = await self._db.pool()
         async with _io(), pool.acquire() as conn, conn.transaction():
-            await conn.execute(f"DELETE FROM {self._p}_messages WHERE thread_id = $1", thread_id)
+            await self._delete_messages(conn, thread_id)
             await conn.execute(f"DELETE FROM {self._p}_threads WHERE id = $1", thread_id)
         self._remember(thread_id, None)
 
@@ -473,21 +646,45 @@ class PostgresStore(_PgBacked, ThreadRunStore):
     async def load_messages(self, thread_id: str) -> list[Message] | None:
         pool = await self._db.pool()
         async with _io():
-            data = await pool.fetchval(
-                f"SELECT data FROM {self._p}_messages WHERE thread_id = $1", thread_id
+            rows = await pool.fetch(
+                f"SELECT m.data, h.{_HEAD_KEY} FROM {self._p}_message_heads h"
+                f" LEFT JOIN {self._p}_messages m ON m.thread_id = h.thread_id"
+                " WHERE h.thread_id = $1 ORDER BY m.seq",
+                thread_id,
             )
-        return None if data is None else decode(data, list[Message])
+        if not rows:
+            return None
+        parts = [r[0] for r in rows if r[0] is not None]
+        messages: list[Message] = decode(f"[{','.join(parts)}]", list[Message])
+        head = MessageHead.from_key(rows[0][1])
+        assert head is not None
+        self._known.remember_loaded(thread_id, messages, head)
+        return messages
+
+    async def _delete_messages(self, conn: asyncpg.Connection, thread_id: str) -> None:
+        await conn.execute(f"DELETE FROM {self._p}_messages WHERE thread_id = $1", thread_id)
+        await conn.execute(f"DELETE FROM {self._p}_message_heads WHERE thread_id = $1", thread_id)
+        self._known.forget(thread_id)
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
-        data = encode_str(messages)
+        rows = [encode_str(m) for m in messages]
+        head = MessageHead.new(len(messages))
         pool = await self._db.pool()
-        async with _io():
-            await pool.execute(
-                f"INSERT INTO {self._p}_messages (thread_id, data) VALUES ($1, $2::jsonb)"
-                " ON CONFLICT (thread_id) DO UPDATE SET data = excluded.data, updated_at = now()",
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            await self._delete_messages(conn, thread_id)
+            await conn.execute(
+                f"INSERT INTO {self._p}_messages (thread_id, seq, data) SELECT $1, e.ord,"
+                " e.data::jsonb FROM unnest($2::text[]) WITH ORDINALITY AS e(data, ord)",
                 thread_id,
-                data,
+                rows,
             )
+            await conn.execute(
+                f"INSERT INTO {self._p}_message_heads VALUES ($1, $2, $3)",
+                thread_id,
+                head.count,
+                head.token,
+            )
+        self._known.remember(thread_id, messages, head)
 
     async def delete_messages(self, thread_id: str) -> None:
         pool = await self._db.pool()
@@ -496,7 +693,7 @@ class PostgresStore(_PgBacked, ThreadRunStore):
                 f"SELECT 1 FROM {self._p}_threads WHERE id = $1", thread_id
             )
             require_thread(Thread(id=thread_id) if exists else None, thread_id)
-            await conn.execute(f"DELETE FROM {self._p}_messages WHERE thread_id = $1", thread_id)
+            await self._delete_messages(conn, thread_id)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
         pool = await self._db.pool()
@@ -570,37 +767,245 @@ class PostgresStore(_PgBacked, ThreadRunStore):
         return RunPage(items=items, total=total, has_more=start + len(items) < total)
 
     # ------------------------------------------------------------------ checkpoint
-    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+    async def checkpoint_step(
+        self,
+        thread_id: str,
+        messages: list[Message],
+        run: RunRecord,
+        records: Sequence[JournalRecord] = (),
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
         run_values = _run_values(run)
-        messages_json = encode_str(messages)
+        kinds, datas = _journal_rows(records)
+        now = now_ms()
         pool = await self._db.pool()
-        # Optimistic: assume the thread is as this store last wrote it (or absent when unseen);
-        # the conditional upsert reports a mismatch and we re-read.
+        # Optimistic: assume thread and message head are as this store last saw them (absent
+        # when unseen); the statement reports a mismatch and we re-read.
         expected = self._thread_cache.get(thread_id)
-        known = True
+        head = self._known.expected(thread_id)
         async with _io():
-            for _ in range(20):
-                if not known:
-                    expected = await pool.fetchval(
-                        f"SELECT data FROM {self._p}_threads WHERE id = $1", thread_id
-                    )
+            for _ in range(self._MAX_ATTEMPTS):
                 existing = None if expected is None else decode(expected, Thread)
                 thread = checkpoint_thread(existing, thread_id, run)
                 thread_json = encode_str(thread)
-                written = await pool.fetchval(
-                    self._checkpoint_sql,
+                plan = self._known.plan(thread_id, head, messages)
+                args = [
+                    *run_values,
                     thread_id,
                     thread_json,
                     thread.activity_ms(),
                     expected,
-                    *run_values,
-                    messages_json,
-                )
-                if written:
+                    not plan.replaces,
+                    None if head is None else head.key,
+                    plan.start,
+                    [encode_str(m) for m in messages[plan.start :]],
+                    len(messages),
+                    plan.head.token,
+                    plan.head_changed,
+                    kinds,
+                    datas,
+                    expected_last_seq,
+                    now,
+                ]
+                async with pool.acquire() as conn:
+                    if expected_last_seq is None:
+                        row = await conn.fetchrow(self._checkpoint_sql, *args)
+                    else:
+                        async with conn.transaction():
+                            row = await conn.fetchrow(self._checkpoint_sql, *args)
+                            if row is not None and row[0]:
+                                _check_fence(row, records, expected_last_seq)
+                assert row is not None
+                if row[0]:
                     self._remember(thread_id, thread_json)
-                    return
-                known = False  # another writer changed the thread: re-read and retry
+                    self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+                    if records:
+                        self._journal_hub.notify(run.run_id)
+                    return _entries(run.run_id, records, row[2] or 0, now)
+                _check_fence(row, (), expected_last_seq)
+                # Another writer changed the thread or its messages: re-read and retry.
+                expected, head = await self._current(pool, thread_id)
         raise StorageIoError(f"checkpoint of thread {thread_id} kept conflicting")
+
+    async def _current(
+        self, pool: _Connections, thread_id: str
+    ) -> tuple[str | None, MessageHead | None]:
+        """The stored thread json and message head."""
+        row = await pool.fetchrow(
+            f"SELECT (SELECT data FROM {self._p}_threads WHERE id = $1),"
+            f" (SELECT {_HEAD_KEY} FROM {self._p}_message_heads WHERE thread_id = $1)",
+            thread_id,
+        )
+        assert row is not None
+        return row[0], MessageHead.from_key(row[1])
+
+    # ------------------------------------------------------------------ journal
+    async def append(
+        self,
+        run_id: str,
+        records: Sequence[JournalRecord],
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
+        records = list(records)
+        kinds, datas = _journal_rows(records)
+        now = now_ms()
+        pool = await self._db.pool()
+        async with _io():
+            row = await pool.fetchrow(
+                self._append_sql, run_id, kinds, datas, expected_last_seq, now
+            )
+        assert row is not None
+        _check_fence(row, records, expected_last_seq)
+        if records:
+            self._journal_hub.notify(run_id)
+        return _entries(run_id, records, row[2] or 0, now)
+
+    async def read(
+        self,
+        run_id: str,
+        *,
+        after_seq: int = 0,
+        kinds: Collection[JournalKind] | None = None,
+        limit: int | None = None,
+    ) -> list[JournalEntry]:
+        wanted = None if kinds is None else sorted({JournalKind(k).value for k in kinds})
+        pool = await self._db.pool()
+        async with _io():
+            rows = await pool.fetch(
+                f"SELECT seq, created_at, data FROM {self._p}_journal WHERE run_id = $1"
+                " AND seq > $2 AND ($3::text[] IS NULL OR kind = ANY($3::text[]))"
+                " ORDER BY seq LIMIT $4",
+                run_id,
+                after_seq,
+                wanted,
+                None if limit is None else max(limit, 0),
+            )
+        return [JournalEntry(run_id, r[0], r[1], decode(r[2], JournalRecord)) for r in rows]
+
+    async def last_seq(self, run_id: str) -> int:
+        pool = await self._db.pool()
+        async with _io():
+            value = await pool.fetchval(
+                f"SELECT last_seq FROM {self._p}_journal_heads WHERE run_id = $1", run_id
+            )
+        return int(value or 0)
+
+    def subscribe(self, run_id: str) -> JournalSubscription:
+        """Appends from any store instance on this database (LISTEN/NOTIFY on
+        :attr:`journal_channel`, one listener connection per store)."""
+        return PostgresJournalSubscription(self, run_id)
+
+    async def _ensure_listener(self) -> LocalJournalHub:
+        if self._listener is None:
+            listener = _JournalListener(self._db, self.journal_channel, self._journal_hub)
+            await listener.start()
+            if self._listener is None:
+                self._listener = listener
+                self._db.before_close.append(self._stop_listener)
+            else:
+                await listener.stop()
+        return self._journal_hub
+
+    # ------------------------------------------------------------------ retention
+    async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
+        now = _now_secs() if now_secs is None else now_secs
+        p = self._p
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                f"SELECT run_id, thread_id, updated_at FROM {p}_runs WHERE status = $1",
+                RunStatus.DONE.value,
+            )
+            summaries = [RunSummary(r[0], r[1], RunStatus.DONE, r[2]) for r in rows]
+            doomed = select_prunable(summaries, policy, now)
+            if not doomed:
+                return PruneReport()
+            entries = await conn.execute(
+                f"DELETE FROM {p}_journal WHERE run_id = ANY($1::text[])", doomed
+            )
+            await conn.execute(
+                f"DELETE FROM {p}_journal_heads WHERE run_id = ANY($1::text[])", doomed
+            )
+            runs = await conn.execute(
+                f"DELETE FROM {p}_runs WHERE run_id = ANY($1::text[]) AND status = $2",
+                doomed,
+                RunStatus.DONE.value,
+            )
+        return PruneReport(
+            runs_deleted=int(runs.split()[-1]), journal_entries_deleted=int(entries.split()[-1])
+        )
+
+
+def _check_fence(
+    row: asyncpg.Record, records: Sequence[JournalRecord], expected_last_seq: int | None
+) -> None:
+    """Raise ``VersionConflict`` when a fenced write found another last seq (or, with records,
+    appended nothing because the head moved meanwhile)."""
+    if expected_last_seq is None:
+        return
+    before = int(row[3])
+    if before != expected_last_seq or (records and row[2] is None):
+        raise VersionConflict(expected_last_seq, before)
+
+
+class _JournalListener:
+    """One LISTEN connection per store, fanning notifications out to its local hub."""
+
+    def __init__(self, db: _PgDb, channel: str, hub: LocalJournalHub) -> None:
+        self._db, self._channel, self._hub = db, channel, hub
+        self._conn: asyncpg.Connection | None = None
+        self._pool: asyncpg.Pool | None = None
+
+    def _on_notify(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        self._hub.notify(payload)
+
+    async def start(self) -> None:
+        pool = await self._db.pool()
+        async with _io():
+            conn = await pool.raw.acquire()
+            try:
+                await conn.add_listener(self._channel, self._on_notify)
+            except BaseException:
+                await pool.raw.release(conn)
+                raise
+        self._conn, self._pool = conn, pool.raw
+
+    async def stop(self) -> None:
+        if self._conn is not None and self._pool is not None:
+            with contextlib.suppress(asyncpg.InterfaceError, OSError):
+                await self._conn.remove_listener(self._channel, self._on_notify)
+            await self._pool.release(self._conn)
+            self._conn = None
+
+
+class PostgresJournalSubscription(JournalSubscription):
+    """A journal subscription of a ``PostgresStore``: woken by ``NOTIFY`` from any instance."""
+
+    def __init__(self, store: PostgresStore, run_id: str) -> None:
+        self._store, self._run_id = store, run_id
+        self._inner: JournalSubscription | None = None
+
+    async def __aenter__(self) -> PostgresJournalSubscription:
+        hub = await self._store._ensure_listener()
+        self._inner = await hub.subscribe(self._run_id).__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._inner is not None:
+            await self._inner.__aexit__(exc_type, exc, tb)
+            self._inner = None
+
+    async def wait(self, wait_seconds: float | None = None) -> bool:
+        if self._inner is None:
+            raise RuntimeError("use the subscription as 'async with store.subscribe(run_id)'")
+        return await self._inner.wait(wait_seconds)
 
 
 # --------------------------------------------------------------------------- profiles and config

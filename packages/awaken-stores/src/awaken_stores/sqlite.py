@@ -10,14 +10,28 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
+from awaken_contract.contract.journal import (
+    JournaledThreadRunStore,
+    JournalEntry,
+    JournalKind,
+    JournalRecord,
+    JournalSubscription,
+)
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 from awaken_contract.contract.message import Message
+from awaken_contract.contract.retention import (
+    PruneReport,
+    RetentionPolicy,
+    RunSummary,
+    select_prunable,
+)
 from awaken_contract.contract.storage import (
     ConfigStore,
     ProfileEntry,
@@ -28,15 +42,17 @@ from awaken_contract.contract.storage import (
     RunRecord,
     Thread,
     ThreadMetadata,
-    ThreadRunStore,
     checkpoint_thread,
     require_thread,
 )
-from awaken_contract.errors import AlreadyExists, StorageIoError
+from awaken_contract.errors import AlreadyExists, StorageIoError, VersionConflict
 from awaken_contract.ids import now_ms
+from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
+from awaken_stores._journal_local import LocalJournalHub, hub_for
+from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
 __all__ = [
@@ -80,6 +96,26 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             " generation INTEGER NOT NULL)",
         ],
     ),
+    # 2: the message log becomes one row per message (append-only checkpoints) with a head per
+    # thread (count + write token); run journals. Existing message lists are split into rows.
+    (
+        2,
+        [
+            "CREATE TABLE awaken_messages_v2 (thread_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " data TEXT NOT NULL, PRIMARY KEY (thread_id, seq)) WITHOUT ROWID",
+            "INSERT INTO awaken_messages_v2 (thread_id, seq, data)"
+            " SELECT m.thread_id, j.key + 1, j.value FROM awaken_messages m, json_each(m.data) j",
+            "CREATE TABLE awaken_message_heads (thread_id TEXT PRIMARY KEY,"
+            " count INTEGER NOT NULL, token TEXT NOT NULL) WITHOUT ROWID",
+            "INSERT INTO awaken_message_heads SELECT thread_id, json_array_length(data), ''"
+            " FROM awaken_messages",
+            "DROP TABLE awaken_messages",
+            "ALTER TABLE awaken_messages_v2 RENAME TO awaken_messages",
+            "CREATE TABLE awaken_journal (run_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+            " kind TEXT NOT NULL, created_at INTEGER NOT NULL, data TEXT NOT NULL,"
+            " PRIMARY KEY (run_id, seq)) WITHOUT ROWID",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -95,6 +131,8 @@ class _SqliteDb:
         self.synchronous = synchronous
         self.lock = asyncio.Lock()
         self._conn: aiosqlite.Connection | None = None
+        in_memory = self.path == ":memory:"
+        self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
 
     async def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:
@@ -223,9 +261,13 @@ _UPSERT_THREAD = (
     "INSERT INTO awaken_threads (id, data, activity_ms) VALUES (?, ?, ?)"
     " ON CONFLICT (id) DO UPDATE SET data = excluded.data, activity_ms = excluded.activity_ms"
 )
-_UPSERT_MESSAGES = (
-    "INSERT INTO awaken_messages (thread_id, data) VALUES (?, ?)"
-    " ON CONFLICT (thread_id) DO UPDATE SET data = excluded.data"
+_UPSERT_HEAD = (
+    "INSERT INTO awaken_message_heads VALUES (?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
+    " SET count = excluded.count, token = excluded.token"
+)
+_UPSERT_MESSAGE = (
+    "INSERT INTO awaken_messages (thread_id, seq, data) VALUES (?, ?, ?)"
+    " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data"
 )
 _UPSERT_RUN = (
     "INSERT INTO awaken_runs (run_id, thread_id, status, created_at, updated_at, data)"
@@ -246,7 +288,62 @@ def _run_row(run: RunRecord) -> tuple[str, str, str, int, int, str]:
     )
 
 
-class SqliteStore(_SqliteBacked, ThreadRunStore):
+def _load_head(c: sqlite3.Connection, thread_id: str) -> MessageHead | None:
+    row = c.execute(
+        "SELECT count, token FROM awaken_message_heads WHERE thread_id = ?", (thread_id,)
+    ).fetchone()
+    return None if row is None else MessageHead(int(row[0]), row[1])
+
+
+def _write_messages(
+    c: sqlite3.Connection, known: KnownLogs, thread_id: str, messages: list[Message]
+) -> LogWrite:
+    """Store ``messages`` as the thread's log, writing only what changed (see _message_log)."""
+    plan = known.plan(thread_id, _load_head(c, thread_id), messages)
+    start = plan.start
+    if start < len(messages):
+        c.executemany(
+            _UPSERT_MESSAGE,
+            [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(messages[start:])],
+        )
+    if plan.head_changed:
+        c.execute(
+            "DELETE FROM awaken_messages WHERE thread_id = ? AND seq > ?",
+            (thread_id, len(messages)),
+        )
+        c.execute(_UPSERT_HEAD, (thread_id, plan.head.count, plan.head.token))
+    return plan
+
+
+def _delete_messages(c: sqlite3.Connection, thread_id: str) -> None:
+    c.execute("DELETE FROM awaken_messages WHERE thread_id = ?", (thread_id,))
+    c.execute("DELETE FROM awaken_message_heads WHERE thread_id = ?", (thread_id,))
+
+
+def _append_journal(
+    c: sqlite3.Connection,
+    run_id: str,
+    records: Sequence[JournalRecord],
+    expected_last_seq: int | None,
+) -> list[JournalEntry]:
+    if not records and expected_last_seq is None:
+        return []
+    last = int(_one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,)) or 0)
+    if expected_last_seq is not None and expected_last_seq != last:
+        raise VersionConflict(expected_last_seq, last)
+    now = now_ms()
+    entries = [
+        JournalEntry(run_id=run_id, seq=last + i + 1, created_at=now, record=record)
+        for i, record in enumerate(records)
+    ]
+    c.executemany(
+        "INSERT INTO awaken_journal VALUES (?, ?, ?, ?, ?)",
+        [(run_id, e.seq, e.kind.value, now, encode_str(e.record)) for e in entries],
+    )
+    return entries
+
+
+class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
     """Threads, messages and runs in one SQLite file (``awaken-stores[sqlite]``).
 
     Sub-stores sharing the connection: ``profiles``, ``config`` and ``mailbox``. Use
@@ -260,6 +357,7 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
         self.profiles = SqliteProfileStore(self._db)
         self.config = SqliteConfigStore(self._db)
         self.mailbox = SqliteMailboxStore(self._db)
+        self._known = KnownLogs()
 
     async def __aenter__(self) -> SqliteStore:
         return self
@@ -288,9 +386,10 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
 
     async def delete_thread(self, thread_id: str) -> None:
         def delete(c: sqlite3.Connection) -> None:
-            c.execute("DELETE FROM awaken_messages WHERE thread_id = ?", (thread_id,))
+            _delete_messages(c, thread_id)
             c.execute("DELETE FROM awaken_threads WHERE id = ?", (thread_id,))
 
+        self._known.forget(thread_id)
         await self._db.run(_write(delete))
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
@@ -303,22 +402,41 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
         return [r[0] for r in rows]
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        data = await self._db.run(
-            lambda c: _one(c, "SELECT data FROM awaken_messages WHERE thread_id = ?", (thread_id,))
-        )
-        return None if data is None else decode(data, list[Message])
+        def select(c: sqlite3.Connection) -> tuple[MessageHead, list[Any]] | None:
+            head = _load_head(c, thread_id)
+            if head is None:
+                return None
+            rows = c.execute(
+                "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
+            ).fetchall()
+            return head, rows
+
+        found = await self._db.run(select)
+        if found is None:
+            return None
+        head, rows = found
+        messages: list[Message] = decode(f"[{','.join(r[0] for r in rows)}]", list[Message])
+        self._known.remember_loaded(thread_id, messages, head)
+        return messages
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         validate_id("thread id", thread_id)
-        data = encode_str(messages)
-        await self._db.run(_write(lambda c: c.execute(_UPSERT_MESSAGES, (thread_id, data))))
+        self._known.forget(thread_id)
+
+        def save(c: sqlite3.Connection) -> LogWrite:
+            _delete_messages(c, thread_id)
+            return _write_messages(c, self._known, thread_id, messages)
+
+        plan = await self._db.run(_write(save))
+        self._known.remember(thread_id, messages, plan.head)
 
     async def delete_messages(self, thread_id: str) -> None:
         def delete(c: sqlite3.Connection) -> None:
             exists = _one(c, "SELECT 1 FROM awaken_threads WHERE id = ?", (thread_id,))
             require_thread(Thread(id=thread_id) if exists else None, thread_id)
-            c.execute("DELETE FROM awaken_messages WHERE thread_id = ?", (thread_id,))
+            _delete_messages(c, thread_id)
 
+        self._known.forget(thread_id)
         await self._db.run(_write(delete))
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
@@ -387,18 +505,108 @@ class SqliteStore(_SqliteBacked, ThreadRunStore):
         return RunPage(items=items, total=total, has_more=start + len(items) < total)
 
     # ------------------------------------------------------------------ checkpoint
-    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+    async def checkpoint_step(
+        self,
+        thread_id: str,
+        messages: list[Message],
+        run: RunRecord,
+        records: Sequence[JournalRecord] = (),
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
         validate_id("thread id", thread_id)
         validate_id("run id", run.run_id)
+        run_row = _run_row(run)
 
-        def write(c: sqlite3.Connection) -> None:
+        def write(c: sqlite3.Connection) -> tuple[LogWrite, list[JournalEntry]]:
             data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
             existing = None if data is None else decode(data, Thread)
             c.execute(_UPSERT_THREAD, _thread_row(checkpoint_thread(existing, thread_id, run)))
-            c.execute(_UPSERT_MESSAGES, (thread_id, encode_str(messages)))
-            c.execute(_UPSERT_RUN, _run_row(run))
+            plan = _write_messages(c, self._known, thread_id, messages)
+            c.execute(_UPSERT_RUN, run_row)
+            return plan, _append_journal(c, run.run_id, records, expected_last_seq)
 
-        await self._db.run(_write(write))
+        plan, entries = await self._db.run(_write(write))
+        self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+        if entries:
+            self._db.journal_hub.notify(run.run_id)
+        return entries
+
+    # ------------------------------------------------------------------ journal
+    async def append(
+        self,
+        run_id: str,
+        records: Sequence[JournalRecord],
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
+        records = list(records)
+        entries = await self._db.run(
+            _write(lambda c: _append_journal(c, run_id, records, expected_last_seq))
+        )
+        if entries:
+            self._db.journal_hub.notify(run_id)
+        return entries
+
+    async def read(
+        self,
+        run_id: str,
+        *,
+        after_seq: int = 0,
+        kinds: Collection[JournalKind] | None = None,
+        limit: int | None = None,
+    ) -> list[JournalEntry]:
+        params: list[Any] = [run_id, after_seq]
+        clause = ""
+        if kinds is not None:
+            wanted = sorted({JournalKind(k).value for k in kinds})
+            clause = f" AND kind IN ({','.join('?' * len(wanted))})"
+            params += wanted
+        params.append(-1 if limit is None else max(limit, 0))
+        rows = await self._db.run(
+            lambda c: c.execute(
+                "SELECT seq, created_at, data FROM awaken_journal WHERE run_id = ? AND seq > ?"
+                f"{clause} ORDER BY seq LIMIT ?",
+                tuple(params),
+            ).fetchall()
+        )
+        return [
+            JournalEntry(run_id, int(r[0]), int(r[1]), decode(r[2], JournalRecord)) for r in rows
+        ]
+
+    async def last_seq(self, run_id: str) -> int:
+        value = await self._db.run(
+            lambda c: _one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,))
+        )
+        return int(value or 0)
+
+    def subscribe(self, run_id: str) -> JournalSubscription:
+        """In-process notification: appends through any ``SqliteStore`` of this process on the
+        same file wake the subscriber; other processes are seen by ``follow``'s poll."""
+        return self._db.journal_hub.subscribe(run_id)
+
+    # ------------------------------------------------------------------ retention
+    async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
+        now = _now_secs() if now_secs is None else now_secs
+
+        def prune(c: sqlite3.Connection) -> PruneReport:
+            rows = c.execute(
+                "SELECT run_id, thread_id, updated_at FROM awaken_runs WHERE status = ?",
+                (RunStatus.DONE.value,),
+            ).fetchall()
+            summaries = [RunSummary(r[0], r[1], RunStatus.DONE, int(r[2])) for r in rows]
+            report = PruneReport()
+            for run_id in select_prunable(summaries, policy, now):
+                report.journal_entries_deleted += c.execute(
+                    "DELETE FROM awaken_journal WHERE run_id = ?", (run_id,)
+                ).rowcount
+                report.runs_deleted += c.execute(
+                    "DELETE FROM awaken_runs WHERE run_id = ? AND status = ?",
+                    (run_id, RunStatus.DONE.value),
+                ).rowcount
+            return report
+
+        return await self._db.run(_write(prune))
 
 
 # --------------------------------------------------------------------------- profiles and config

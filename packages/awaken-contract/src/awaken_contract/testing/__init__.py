@@ -22,6 +22,7 @@ from awaken_contract.testing.builders import (
     poisoned_run,
 )
 from awaken_contract.testing.config_store import ConfigStoreContract
+from awaken_contract.testing.journal import JournaledStoreContract, sample_records
 from awaken_contract.testing.mailbox_store import MailboxStoreContract
 from awaken_contract.testing.profile_store import ProfileStoreContract
 from awaken_contract.testing.run_store import (
@@ -34,6 +35,7 @@ from awaken_contract.testing.thread_store import ThreadStoreContract
 __all__ = [
     "CheckpointContract",
     "ConfigStoreContract",
+    "JournaledStoreContract",
     "MailboxStoreContract",
     "ProfileStoreContract",
     "RunStoreContract",
@@ -44,4 +46,5 @@ __all__ = [
     "make_run",
     "make_thread",
     "poisoned_run",
+    "sample_records",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from awaken_contract.contract.mailbox import retry_delay_ms
+from awaken_contract.contract.retention import RetentionPolicy
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["MailboxConfig"]
@@ -37,6 +38,8 @@ class MailboxConfig(BaseModel):
     """How long a foreground submit waits for the thread's active run to release."""
     replay_buffer_ttl: timedelta = timedelta(seconds=300)
     """Closed SSE replay buffers older than this are dropped on each GC tick."""
+    retention: RetentionPolicy = Field(default_factory=RetentionPolicy)
+    """Finished runs (records + journals) pruned on each GC tick; off unless a rule is set."""
 
     def retry_delay(self, attempt_count: int) -> int:
         """Backoff (ms) before the next attempt of a job that failed ``attempt_count`` times."""

@@ -12,6 +12,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from awaken_contract.contract.journal import JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_contract.ids import now_ms
@@ -149,9 +150,13 @@ class Maintenance:
                     worker.runtime.send_decision(worker.run_id, call_id, resume)
 
     async def gc(self) -> int:
-        """Purge finished jobs older than ``gc_ttl``, idle workers and old replay buffers."""
+        """Purge finished jobs older than ``gc_ttl``, idle workers and old replay buffers, and
+        prune finished runs by ``config.retention``."""
         cutoff = now_ms() - int(self.core.config.gc_ttl.total_seconds() * 1000)
         purged = await self.core.store.purge_terminal(cutoff)
+        retention = self.core.config.retention
+        if retention.is_enabled and isinstance(self.core.run_store, JournaledThreadRunStore):
+            await self.core.run_store.prune(retention)
         for thread_id in [t for t, w in self.core.workers.items() if w.state is WorkerState.IDLE]:
             del self.core.workers[thread_id]
         self.core.hubs.purge(self.core.config.replay_buffer_ttl.total_seconds())
