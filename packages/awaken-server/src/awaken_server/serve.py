@@ -17,6 +17,7 @@ from awaken_contract.log_context import configure_logging as _configure_logging
 from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.instance import claim_instance_identity
 from awaken_server.metrics import ServerMetrics
 from awaken_server.playground import playground_routes
 from awaken_server.protocols import protocol_routes
@@ -50,7 +51,9 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tuple[Any, AppState]:
+async def prepare_app(
+    setup: ServeSetup, store: Any, server: ServerConfig, *, consumer_id: str | None = None
+) -> tuple[Any, AppState]:
     """Build the runtime (through the config manager when the store has a config store), the
     app state and the Starlette app."""
 
@@ -81,7 +84,14 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
         runtime = await manager.apply()
     else:
         runtime = factory(setup.system)
-    state = AppState.build(runtime, store, config=server, config_manager=manager, metrics=metrics)
+    state = AppState.build(
+        runtime,
+        store,
+        config=server,
+        config_manager=manager,
+        metrics=metrics,
+        consumer_id=consumer_id,
+    )
     app = create_app(state, extra_routes=[*protocol_routes(), *playground_routes()])
     app.add_middleware(TraceContextMiddleware)
     app.state.telemetry = telemetry
@@ -106,8 +116,9 @@ async def serve(
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
         )
     telemetry: ServerTelemetry | None = None
+    identity = claim_instance_identity(server.data_dir)
     try:
-        app, _ = await prepare_app(setup, store, server)
+        app, _ = await prepare_app(setup, store, server, consumer_id=identity.instance_id)
         telemetry = app.state.telemetry
         sock = listen(host, port)
         port = sock.getsockname()[1]
@@ -129,6 +140,7 @@ async def serve(
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
         await uv_server.serve(sockets=[sock])
     finally:
+        identity.release()
         if telemetry is not None:
             telemetry.shutdown()  # flush the OTLP exporters
         close = getattr(store, "close", None)

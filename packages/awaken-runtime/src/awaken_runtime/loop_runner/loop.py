@@ -67,6 +67,7 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
 
 
 async def _run(run: LoopContext) -> AgentRunResult:
+    await run.open_journal()
     agent = run.resolve()
     run.base_agent = agent
     run.activate(agent)
