@@ -374,11 +374,15 @@ class Trial:
 
 
 async def _journal(store_url: str, run_id: str) -> list[Any]:
+    return [entry.record for entry in await _journal_entries(store_url, run_id)]
+
+
+async def _journal_entries(store_url: str, run_id: str) -> list[Any]:
     from awaken_server.bootstrap import open_store
 
     store = open_store(store_url)
     try:
-        return [entry.record for entry in await store.read(run_id)]
+        return list(await store.read(run_id))
     finally:
         await store.close()
 
@@ -530,3 +534,96 @@ async def test_sqlite_kill_trial(tmp_path: Path, name: str) -> None:
 async def test_postgres_kill_trial(tmp_path: Path, postgres_dsn: str, name: str) -> None:
     dsn = await _fresh_database(postgres_dsn, f"awaken_kill_{name.replace('-', '_')}")
     await _crash_trial(tmp_path, dsn, TRIALS[name])
+
+
+# --------------------------------------------------------------------- events from the journal
+
+
+def _frames(lines: list[str]) -> list[tuple[int, str]]:
+    """``(id, data)`` of every SSE event in ``lines``."""
+    frames: list[tuple[int, str]] = []
+    current: int | None = None
+    for line in lines:
+        if line.startswith("id: "):
+            current = int(line[4:])
+        elif line.startswith("data: ") and current is not None:
+            frames.append((current, line[6:]))
+            current = None
+    return frames
+
+
+def _decoded(frames: list[tuple[int, str]]) -> list[tuple[int, Any]]:
+    return [(i, json.loads(d)) for i, d in frames]
+
+
+async def _events_from_two_instances(tmp_path: Path, store_url: str) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = (
+        ServeProcess(tmp_path / "a", store_url, "a"),
+        ServeProcess(tmp_path / "b", store_url, "b"),
+    )
+    try:
+        await a.ready()
+        await b.ready()
+        async with (
+            httpx.AsyncClient(base_url=a.url, timeout=60) as ca,
+            httpx.AsyncClient(base_url=b.url, timeout=60) as cb,
+        ):
+            tid = (await ca.post("/v1/threads", json={"title": "events"})).json()["id"]
+            started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+            async def on_a() -> list[str]:  # the run executes on A (a foreground run)
+                body = {
+                    "agentId": "assistant",
+                    "threadId": tid,
+                    "messages": [{"role": "user", "content": "think 1 poll 1"}],
+                }
+                lines: list[str] = []
+                async with ca.stream("POST", "/v1/runs", json=body) as r:
+                    async for line in r.aiter_lines():
+                        lines.append(line)
+                        if line.startswith("data: ") and not started.done():
+                            started.set_result(json.loads(line[6:])["run_id"])
+                return lines
+
+            async def on_b(run_id: str, headers: dict[str, str] | None = None) -> list[str]:
+                async with cb.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
+                    assert r.status_code == 200
+                    return [line async for line in r.aiter_lines()]
+
+            executing = asyncio.create_task(on_a())
+            run_id = await asyncio.wait_for(started, 60)
+            live_b = await on_b(run_id)  # connected while the run is executing on A
+            live_a = await executing
+            after_b = await on_b(run_id)  # and again after completion
+            reset = await on_b(run_id, {"Last-Event-ID": "99999"})
+        assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
+        frames_a, frames_b, frames_after = _frames(live_a), _frames(live_b), _frames(after_b)
+        ids = [i for i, _ in frames_b]
+        records = await _journal_entries(store_url, run_id)
+        event_seqs = [e.seq for e in records if kind_of(e.record) == "event"]
+        assert ids == event_seqs  # journal seqs: every committed event, in order, no gap
+        assert json.loads(frames_b[0][1])["event_type"] == "run_start"
+        assert json.loads(frames_b[-1][1])["event_type"] == "run_finish"
+        assert frames_b == frames_after  # live and after completion: the same stream
+        # The executing instance numbers its frames the same (PostgreSQL's JSONB may reorder
+        # keys inside free-form payloads: compare decoded).
+        assert _decoded(frames_a) == _decoded(frames_b)
+        # A Last-Event-ID the journal never committed: told to reset to the last seq.
+        assert reset[:2] == ["event: reset", f'data: {{"last_seq": {ids[-1]}}}']
+    finally:
+        a.stop()
+        b.stop()
+
+
+async def test_sqlite_events_of_a_run_read_from_another_instance(tmp_path: Path) -> None:
+    await _events_from_two_instances(tmp_path, f"sqlite:///{tmp_path / 'events.db'}")
+
+
+@pytest.mark.postgres
+async def test_postgres_events_of_a_run_read_live_from_another_instance(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    dsn = await _fresh_database(postgres_dsn, "awaken_events_two")
+    await _events_from_two_instances(tmp_path, dsn)

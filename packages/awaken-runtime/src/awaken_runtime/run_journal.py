@@ -56,13 +56,26 @@ _RESUME_KINDS = (JournalKind.INFERENCE, JournalKind.TOOL_STARTED, JournalKind.TO
 class StepJournal:
     """The run's journal writer: a buffer flushed by the step checkpoint (or a tool record)."""
 
-    __slots__ = ("_buffer", "last_seq", "run_id", "store")
+    __slots__ = ("_buffer", "last_seq", "run_id", "sink", "store")
 
-    def __init__(self, store: JournaledThreadRunStore, run_id: str, last_seq: int) -> None:
+    def __init__(
+        self,
+        store: JournaledThreadRunStore,
+        run_id: str,
+        last_seq: int,
+        sink: EventSink | None = None,
+    ) -> None:
         self.store = store
         self.run_id = run_id
         self.last_seq = last_seq
+        self.sink = sink
         self._buffer: list[JournalRecord] = []
+
+    def _record(self, record: JournalRecord) -> None:
+        """Buffer a record that is not an event (its seq is skipped by seq-numbering sinks)."""
+        self._buffer.append(record)
+        if self.sink is not None:
+            self.sink.skip_seq(1)
 
     def record_event(self, event: AgentEvent) -> None:
         """Buffer an event (written with the next flush or checkpoint)."""
@@ -72,7 +85,7 @@ class StepJournal:
         self, step_index: int, request: InferenceRequest, result: StreamResult
     ) -> None:
         """Buffer an inference's request digest and result."""
-        self._buffer.append(
+        self._record(
             InferenceRecord(
                 step_index=step_index, request_digest=request_digest(request), result=result
             )
@@ -82,7 +95,7 @@ class StepJournal:
         """Durably record that the calls (with their idempotency) are about to execute —
         before any side effect."""
         for call, idempotent in calls:
-            self._buffer.append(
+            self._record(
                 ToolStartedRecord(
                     call_id=call.id,
                     tool_name=call.name,
@@ -96,9 +109,7 @@ class StepJournal:
     async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> None:
         """Durably record the results of executed calls."""
         for call, result in results:
-            self._buffer.append(
-                ToolFinishedRecord(call_id=call.id, tool_name=call.name, result=result)
-            )
+            self._record(ToolFinishedRecord(call_id=call.id, tool_name=call.name, result=result))
         await self.flush()
 
     def take(self) -> list[JournalRecord]:

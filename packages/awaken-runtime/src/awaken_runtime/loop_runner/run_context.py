@@ -140,7 +140,7 @@ class LoopContext:
                 self.resume = await load_resume_point(store, run_id, self.params.messages)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
-        self.journal = StepJournal(store, run_id, last_seq)
+        self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
         self._sink = JournalingSink(self.params.sink, self.journal)
 
     async def flush_journal(self) -> None:
