@@ -8,23 +8,19 @@ then answers in text once it has a tool result.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
 import os
 import shutil
-import socket
 import subprocess
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Role, ToolCall
 from awaken_contract.contract.suspension import (
     PendingToolCall,
@@ -36,6 +32,8 @@ from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor,
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing import parse_sse_text, text_step, tool_step
+from awaken_runtime.testing.asgi import AppLifespan, ThreadedServer
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols import protocol_routes
 from awaken_stores import SqliteStore
@@ -57,13 +55,18 @@ class WeatherTool(Tool):
 
 
 class DeployTool(Tool):
-    """Needs a human's approval: suspends (replay mode) until a decision replays the call."""
+    """Needs a human's approval: suspends (replay mode) until a decision replays the call.
+    ``deployed`` counts the approved executions (the side effect)."""
+
+    def __init__(self) -> None:
+        self.deployed = 0
 
     def descriptor(self) -> ToolDescriptor:
         return ToolDescriptor("deploy", "Deploy", "Deploy the app (asks for approval)")
 
     async def execute(self, args: dict[str, Any], ctx: ToolCallContext) -> ToolResult:
         if ctx.resume_input is not None:
+            self.deployed += 1
             return ToolResult.success("deploy", {"deployed": True})
         ticket = SuspendTicket(
             suspension=Suspension(id=f"perm_{ctx.call_id}", action="tool:PermissionConfirm"),
@@ -80,13 +83,7 @@ class ScriptedModel(LlmExecutor):
         last = request.messages[-1] if request.messages else None
         if last is not None and last.role is Role.TOOL:
             text = f"Done: {last.text()}"
-            return StreamResult(
-                content=[ContentBlock.text(text)],
-                tool_calls=[],
-                usage=None,
-                stop_reason=StopReason.END_TURN,
-                has_incomplete_tool_calls=False,
-            )
+            return text_step(text)
         offered = {tool.id for tool in request.tools}
         asked = last.text() if last is not None else ""
         if "deploy" in asked:
@@ -95,92 +92,40 @@ class ScriptedModel(LlmExecutor):
             call = ToolCall(f"call_{new_id()}", "pick_color", {"hint": "wall"})
         else:
             call = ToolCall(f"call_{new_id()}", "get_weather", {"city": "Tokyo"})
-        return StreamResult(
-            content=[ContentBlock.text("Let me check.")],
-            tool_calls=[call],
-            usage=None,
-            stop_reason=StopReason.TOOL_USE,
-            has_incomplete_tool_calls=False,
-        )
+        return tool_step([call], "Let me check.")
 
     def name(self) -> str:
         return "scripted"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 AppFactory = Callable[[SqliteStore], Any]
 """Builds the ASGI app on the server's own event loop, given the server's SQLite store."""
-
-
-class ThreadedServer:
-    """uvicorn on a free loopback port in a background thread, serving ``make_app(store)``.
-
-    The SQLite store at ``db_path`` is opened on the server's loop and closed when it stops.
-    """
-
-    def __init__(self, db_path: Path, make_app: AppFactory) -> None:
-        self.db_path = db_path
-        self.port = _free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._make_app = make_app
-        self._server: uvicorn.Server | None = None
-        self._thread = threading.Thread(target=self._run, name="awaken-e2e-server", daemon=True)
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._serve())
-        except BaseException as exc:  # surfaced by start()
-            self._error = exc
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        store = SqliteStore(self.db_path)
-        app = self._make_app(store)
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
-        self._server = uvicorn.Server(config)
-        server = self._server
-        original_startup = server.startup
-
-        async def startup(sockets: Any = None) -> None:
-            await original_startup(sockets)
-            self._ready.set()
-
-        server.startup = startup  # type: ignore[method-assign]
-        await server.serve()
-        await store.close()
-
-    def start(self) -> ThreadedServer:
-        self._thread.start()
-        ready = self._ready.wait(30)
-        if self._error is not None:
-            raise RuntimeError("the e2e server failed to start") from self._error
-        assert ready, "server did not start"
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        self._thread.join(30)
-
 
 ServeApp = Callable[[Path, AppFactory], ThreadedServer]
 
 
+def _over_sqlite(db_path: Path, make_app: AppFactory) -> AppLifespan:
+    """Open the SQLite store at ``db_path`` on the server's loop, close it after the server."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan() -> AsyncIterator[Any]:
+        store = SqliteStore(db_path)
+        try:
+            yield make_app(store)
+        finally:
+            await store.close()
+
+    return lifespan
+
+
 @pytest.fixture(scope="module")
 def serve_app() -> Iterator[ServeApp]:
-    """Start ``ThreadedServer``s for this module; all are stopped (newest first) after it."""
+    """Start threaded servers (:class:`awaken_runtime.testing.asgi.ThreadedServer`) over a
+    SQLite file for this module; all are stopped (newest first) after it."""
     started: list[ThreadedServer] = []
 
     def serve(db_path: Path, make_app: AppFactory) -> ThreadedServer:
-        server = ThreadedServer(db_path, make_app).start()
+        server = ThreadedServer(_over_sqlite(db_path, make_app)).start()
         started.append(server)
         return server
 
@@ -251,11 +196,7 @@ def run_node(node_harness: Path) -> Callable[..., dict[str, Any]]:
 
 
 def _sse_data(response: httpx.Response) -> list[dict[str, Any]]:
-    return [
-        json.loads(line[len("data: ") :])
-        for line in response.text.splitlines()
-        if line.startswith("data: ")
-    ]
+    return [frame.data for frame in parse_sse_text(response.text) if frame.data is not None]
 
 
 @pytest.fixture(scope="session")

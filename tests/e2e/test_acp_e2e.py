@@ -24,6 +24,7 @@ from acp.schema import (
     ToolCallStart,
 )
 from acp.stdio import spawn_agent_process
+from awaken_runtime.testing import wait_until
 
 CONFIG = """\
 providers:
@@ -137,10 +138,7 @@ async def test_cancel_ends_the_prompt_turn(config: Path, tmp_path: Path) -> None
         turn = asyncio.create_task(
             conn.prompt(session_id=session.session_id, prompt=[text_block("wait 30")])
         )
-        for _ in range(1000):
-            if client.permissions:
-                break
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: client.permissions, message="a permission request")
         await asyncio.sleep(0.2)  # the approved demo_wait tool is now sleeping
         await conn.cancel(session_id=session.session_id)
         response = await asyncio.wait_for(turn, 20)

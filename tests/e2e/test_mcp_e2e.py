@@ -13,13 +13,13 @@ from typing import Any
 import httpx
 import mcp_types as types
 import pytest
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Role, ToolCall
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing import text_step, tool_step
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols.mcp_http import mcp_routes
 from awaken_stores import SqliteStore
@@ -43,20 +43,8 @@ class Scripted(LlmExecutor):
     async def execute(self, request: InferenceRequest) -> StreamResult:
         last = request.messages[-1]
         if last.role is Role.TOOL:
-            return StreamResult(
-                content=[ContentBlock.text(f"All green: {last.text()}")],
-                tool_calls=[],
-                usage=None,
-                stop_reason=StopReason.END_TURN,
-                has_incomplete_tool_calls=False,
-            )
-        return StreamResult(
-            content=[],
-            tool_calls=[ToolCall("call_1", "get_weather", {})],
-            usage=None,
-            stop_reason=StopReason.TOOL_USE,
-            has_incomplete_tool_calls=False,
-        )
+            return text_step(f"All green: {last.text()}")
+        return tool_step([ToolCall("call_1", "get_weather", {})])
 
     def name(self) -> str:
         return "scripted"

@@ -208,3 +208,10 @@ def test_retry_backoff() -> None:
         250, 250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 16_000,
     ]  # fmt: skip
     assert retry_delay_ms(10, base_ms=10_000) == 30_000
+
+
+def test_request_and_record_share_one_origin_enum() -> None:
+    from awaken_contract.contract import identity, request, storage
+
+    assert request.RunRequestOrigin is storage.RunRequestOrigin is identity.RunRequestOrigin
+    assert [o.value for o in identity.RunRequestOrigin] == ["User", "A2A", "Internal"]

@@ -1,12 +1,14 @@
-"""Fixtures: real MCP servers (stdio children and a Streamable HTTP server process)."""
+"""Fixtures: real MCP servers (stdio children and a Streamable HTTP server process).
+
+``until`` comes from the ``awaken`` pytest plugin (:func:`awaken_runtime.testing.wait_until`).
+"""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,21 +39,6 @@ def process_gone(pid: int) -> bool:
     except FileNotFoundError:
         return True
     return "State:\tZ" in status
-
-
-async def wait_until(predicate: Callable[[], bool | Awaitable[bool]], limit: float = 20.0) -> None:
-    """Poll ``predicate`` until it holds (fails the test after ``limit`` seconds)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while True:
-        value = predicate()
-        if not isinstance(value, bool):
-            value = await value
-        if value:
-            return
-        if loop.time() > deadline:
-            pytest.fail("condition not reached")
-        await asyncio.sleep(0.05)
 
 
 class HttpServer:
@@ -119,12 +106,6 @@ async def stdio_manager() -> AsyncIterator[object]:
 def make_stdio_config() -> Callable[..., McpServerConnectionConfig]:
     """Factory of demo-server stdio configs."""
     return stdio_config
-
-
-@pytest.fixture
-def until() -> Callable[..., Awaitable[None]]:
-    """The ``wait_until`` helper."""
-    return wait_until
 
 
 @pytest.fixture

@@ -3,15 +3,10 @@ scripted model calls one, the result (with mcp.* metadata) flows back to the mod
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.event import ActivitySnapshot, ToolCallDone
 from awaken_contract.contract.event_sink import VecEventSink
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
-from awaken_contract.contract.message import Message, ToolCall
+from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_ext_mcp import McpPlugin, McpToolRegistryManager
@@ -19,32 +14,16 @@ from awaken_ext_mcp import McpPlugin, McpToolRegistryManager
 pytest.importorskip("awaken_runtime")
 
 from awaken_runtime.builder import AgentRuntimeBuilder
-
-
-class ScriptedLlm(LlmExecutor):
-    def __init__(self, steps: list[StreamResult]) -> None:
-        self.steps = list(steps)
-        self.requests: list[InferenceRequest] = []
-
-    async def execute(self, request: InferenceRequest) -> StreamResult:
-        self.requests.append(request)
-        return self.steps.pop(0)
-
-    def name(self) -> str:
-        return "scripted"
-
-
-def tool_call(call_id: str, name: str, args: dict[str, Any]) -> StreamResult:
-    return StreamResult(tool_calls=[ToolCall(call_id, name, args)], stop_reason=StopReason.TOOL_USE)
+from awaken_runtime.testing import ScriptedLlm, text_step, tool_call_step
 
 
 async def test_mcp_tools_in_a_real_run(stdio_manager: McpToolRegistryManager) -> None:
     llm = ScriptedLlm(
         [
-            tool_call("c1", "mcp__local__echo", {"text": "ping"}),
-            tool_call("c2", "mcp__local__work", {"steps": 2}),
-            tool_call("c3", "mcp__local__fail", {"msg": "disk full"}),
-            StreamResult(content=[ContentBlock.text("All done.")], stop_reason=StopReason.END_TURN),
+            tool_call_step("c1", "mcp__local__echo", {"text": "ping"}),
+            tool_call_step("c2", "mcp__local__work", {"steps": 2}),
+            tool_call_step("c3", "mcp__local__fail", {"msg": "disk full"}),
+            text_step("All done."),
         ]
     )
     spec = (

@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.tool import ToolCallContext, ToolStatus
 from awaken_contract.errors import ExecutionFailed, InvalidArguments
+from awaken_contract.registry_spec import McpServerSpec
 from awaken_ext_mcp import (
     McpConnection,
     McpError,
@@ -315,3 +317,11 @@ async def test_a_server_that_never_answers_times_out(
     if marker.exists():  # absent only when the child was stopped before it got that far
         pid = int(marker.read_text())
         await until(lambda: gone(pid))
+
+
+async def test_manager_connects_a_managed_contract_spec() -> None:
+    script = str(Path(__file__).with_name("mcp_demo_server.py"))
+    spec = McpServerSpec.stdio("managed", sys.executable, [script])
+    async with await McpToolRegistryManager.connect([spec]) as manager:
+        assert "mcp__managed__echo" in manager.registry()
+        assert manager.servers() == [("managed", "stdio")]

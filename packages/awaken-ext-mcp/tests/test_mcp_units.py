@@ -14,6 +14,7 @@ from awaken_contract.registry_spec import McpServerSpec
 from awaken_ext_mcp import (
     McpError,
     McpServerConnectionConfig,
+    McpTransport,
     McpTransportKind,
     ProgressForwarder,
     call_result_to_tool_result,
@@ -190,3 +191,14 @@ async def test_progress_forwarder_reports_tool_progress_and_flushes_the_last_upd
     assert [e.content["progress"] for e in events] == [0.001, 0.002]
     assert events[0].content["status"] == "running" and events[0].content["call_id"] == "call-1"
     assert events[0].activity_type == "tool-call-progress"
+
+
+def test_connection_config_is_the_contract_spec_with_reconnects_on() -> None:
+    spec = McpServerSpec.sse("legacy", "http://localhost:9000/sse").with_header("X-Key", "k")
+    config = McpServerConnectionConfig.from_spec(spec)
+    assert isinstance(config, McpServerSpec) and McpTransportKind is McpTransport
+    assert config.headers == {"X-Key": "k"} and config.transport is McpTransport.SSE
+    assert not config.restart_policy.enabled  # a managed spec keeps its own policy
+    assert McpServerConnectionConfig.sse("legacy", "http://x/sse").restart_policy.enabled
+    with pytest.raises(ValidationError, match="http:// or https://"):
+        McpServerSpec.http("remote", "localhost:8080/mcp")

@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.event import AgentEvent, RunFinish, ToolCallDone
 from awaken_contract.contract.event_sink import EventSink, VecEventSink
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind
-from awaken_contract.contract.message import Message, Role, ToolCall
+from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.storage import ThreadRunStore
 from awaken_contract.contract.suspension import WaitingReason
@@ -38,6 +37,7 @@ pytest.importorskip("aiosqlite")
 
 from awaken_runtime.builder import AgentRuntimeBuilder
 from awaken_runtime.runtime.agent_runtime import AgentRuntime
+from awaken_runtime.testing import ScriptedLlm, text_step, tool_call_step
 from awaken_stores.sqlite import SqliteStore
 
 RULES = PermissionRulesConfig.from_str(
@@ -50,21 +50,6 @@ rules:
 """,
     "yaml",
 )
-
-
-class ScriptedLlm(LlmExecutor):
-    """The book's ScriptedLlm: returns prepared results and records every request."""
-
-    def __init__(self, steps: list[StreamResult]) -> None:
-        self.steps = list(steps)
-        self.requests: list[InferenceRequest] = []
-
-    async def execute(self, request: InferenceRequest) -> StreamResult:
-        self.requests.append(request)
-        return self.steps.pop(0)
-
-    def name(self) -> str:
-        return "scripted"
 
 
 class Bash(Tool):
@@ -83,14 +68,10 @@ class Bash(Tool):
 
 
 def bash_call(command: str, call_id: str = "c1") -> StreamResult:
-    return StreamResult(
-        tool_calls=[ToolCall(call_id, "Bash", {"command": command})],
-        stop_reason=StopReason.TOOL_USE,
-    )
+    return tool_call_step(call_id, "Bash", {"command": command})
 
 
-def answer(text: str) -> StreamResult:
-    return StreamResult(content=[ContentBlock.text(text)], stop_reason=StopReason.END_TURN)
+answer = text_step
 
 
 def build(llm: LlmExecutor, store: ThreadRunStore, bash: Bash) -> AgentRuntime:
@@ -275,7 +256,7 @@ async def test_remembered_approval_applies_to_later_runs_of_the_thread(tmp_path:
         rule = record.state.extensions["permission_policy"]["rules"]["tool:Bash"]
         assert rule["behavior"] == "allow"
         # deny rules still win over the remembered approval
-        llm.steps.append(bash_call("rm -rf build", "c3"))
+        llm.responses.append(bash_call("rm -rf build", "c3"))
         blocked = await runtime.run(user("remove the build dir"), wait_for_decisions=False)
         assert blocked.termination.type is TerminationKind.BLOCKED
     finally:

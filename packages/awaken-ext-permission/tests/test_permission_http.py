@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +13,8 @@ pytest.importorskip("awaken_server")
 pytest.importorskip("uvicorn")
 
 import httpx
-import uvicorn
-from awaken_contract.contract.content import ContentBlock
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
-from awaken_contract.contract.message import ToolCall
+from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.tool import (
     Tool,
     ToolCallContext,
@@ -33,21 +28,18 @@ from awaken_ext_permission import (
     PermissionRulesConfig,
 )
 from awaken_runtime.builder import AgentRuntimeBuilder
-from awaken_server.app import AppState, ServerConfig, create_app
-from awaken_server.mailbox import MailboxConfig
+from awaken_runtime.testing import (
+    ScriptedLlm,
+    collect_sse,
+    text_step,
+    tool_call_step,
+    wait_until,
+)
+from awaken_runtime.testing.asgi import serving
+from awaken_server.app import AppState, create_app
 from awaken_server.protocols.ai_sdk_v6.routes import ai_sdk_routes
+from awaken_server.testing import test_server_config
 from awaken_stores.sqlite import SqliteStore
-
-
-class ScriptedLlm(LlmExecutor):
-    def __init__(self, steps: list[StreamResult]) -> None:
-        self.steps = list(steps)
-
-    async def execute(self, request: InferenceRequest) -> StreamResult:
-        return self.steps.pop(0)
-
-    def name(self) -> str:
-        return "scripted"
 
 
 class Deploy(Tool):
@@ -65,14 +57,10 @@ class Deploy(Tool):
 
 
 def deploy(service: str, call_id: str) -> StreamResult:
-    return StreamResult(
-        tool_calls=[ToolCall(call_id, "deploy", {"service": service})],
-        stop_reason=StopReason.TOOL_USE,
-    )
+    return tool_call_step(call_id, "deploy", {"service": service})
 
 
-def answer(text: str) -> StreamResult:
-    return StreamResult(content=[ContentBlock.text(text)], stop_reason=StopReason.END_TURN)
+answer = text_step
 
 
 @contextlib.asynccontextmanager
@@ -96,60 +84,22 @@ async def serve(db: Path, llm: LlmExecutor, tool: Deploy) -> AsyncIterator[httpx
         .with_thread_run_store(store)
         .build()
     )
-    server_config = ServerConfig(
-        address="127.0.0.1:0",
-        default_agent_id="ops",
-        max_concurrent_requests=0,
-        mailbox=MailboxConfig(
-            lease_ms=2_000,
-            lease_renewal_interval=0.3,
-            sweep_interval=0.3,
-            gc_interval=5,
-            poll_interval=0.2,
-            default_retry_delay_ms=20,
-        ),
-    )
+    server_config = test_server_config(default_agent_id="ops")
     state = AppState.build(runtime, store, config=server_config)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(state, extra_routes=ai_sdk_routes()),
-            host="127.0.0.1",
-            port=0,
-            log_level="warning",
-        )
-    )
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        async with (
+            serving(create_app(state, extra_routes=ai_sdk_routes())) as running,
+            httpx.AsyncClient(base_url=running.url, timeout=30) as client,
+        ):
             yield client
     finally:
-        server.should_exit = True
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(task, 30)
         await store.close()
 
 
 async def sse_events(client: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
-    events = []
     async with client.stream("POST", "/v1/runs", json=body) as response:
         assert response.status_code == 200
-        async for line in response.aiter_lines():
-            if line.startswith("data:"):
-                events.append(json.loads(line[5:]))
-    return events
-
-
-async def eventually(check: Callable[[], Awaitable[bool]]) -> None:
-    for _ in range(400):
-        if await check():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition never reached")
+        return [frame.data for frame in await collect_sse(response) if frame.data is not None]
 
 
 async def test_permission_prompt_approved_and_remembered_over_http(tmp_path: Path) -> None:
@@ -182,7 +132,7 @@ async def test_permission_prompt_approved_and_remembered_over_http(tmp_path: Pat
             status: str = (await client.get(f"/v1/runs/{run_id}")).json()["status"]
             return status == "done"
 
-        await eventually(run_done)
+        await wait_until(run_done, message=f"run {run_id} done")
         assert tool.calls == [{"service": "api"}]
 
         # the approval was remembered for the thread: the next deploy runs without a prompt
@@ -211,7 +161,7 @@ async def test_permission_prompt_denied_over_http(tmp_path: Path) -> None:
             status: str = (await client.get(f"/v1/runs/{run_id}")).json()["status"]
             return status == "done"
 
-        await eventually(run_done)
+        await wait_until(run_done, message=f"run {run_id} done")
         assert tool.calls == []
         history = (await client.get(f"/v1/threads/{thread_id}/messages")).json()["messages"]
         tool_messages = [m for m in history if m["role"] == "tool"]
@@ -219,13 +169,10 @@ async def test_permission_prompt_denied_over_http(tmp_path: Path) -> None:
 
 
 async def ai_sdk_chunks(client: httpx.AsyncClient, body: dict[str, Any]) -> list[dict[str, Any]]:
-    chunks = []
     async with client.stream("POST", "/v1/ai-sdk/chat", json=body) as response:
         assert response.status_code == 200
-        async for line in response.aiter_lines():
-            if line.startswith("data:") and line[5:].strip() != "[DONE]":
-                chunks.append(json.loads(line[5:]))
-    return chunks
+        frames = await collect_sse(response)
+    return [f.data for f in frames if f.data is not None and f.data != "[DONE]"]
 
 
 async def test_permission_prompt_answered_through_ai_sdk_tool_approval(tmp_path: Path) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -229,7 +229,9 @@ def test_registries(skills_root: Path) -> None:
         FsSkillRegistryManager([])
 
 
-async def test_periodic_rediscovery(skills_root: Path) -> None:
+async def test_periodic_rediscovery(
+    skills_root: Path, until: Callable[..., Awaitable[object]]
+) -> None:
     manager = FsSkillRegistryManager.discover_roots([skills_root])
     with pytest.raises(SkillError, match="must be > 0"):
         manager.start_periodic_refresh(0)
@@ -240,11 +242,8 @@ async def test_periodic_rediscovery(skills_root: Path) -> None:
         (skills_root / "late-skill" / "SKILL.md").write_text(
             "---\nname: late-skill\ndescription: l\n---\n"
         )
-        for _ in range(400):
-            if "late-skill" in manager:
-                break
-            await asyncio.sleep(0.05)
-        assert "late-skill" in manager and manager.version > 1
+        await until(lambda: "late-skill" in manager, message="late-skill discovered")
+        assert manager.version > 1
     finally:
         await manager.stop_periodic_refresh()
     assert not manager.periodic_refresh_running()

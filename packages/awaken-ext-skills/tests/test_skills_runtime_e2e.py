@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.event import ToolCallDone
 from awaken_contract.contract.event_sink import VecEventSink
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
-from awaken_contract.contract.inference import StopReason, StreamResult
-from awaken_contract.contract.message import Message, ToolCall
+from awaken_contract.contract.executor import InferenceRequest
+from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
@@ -22,19 +20,7 @@ from awaken_ext_skills import FsSkill, InMemorySkillRegistry, SkillSubsystem
 pytest.importorskip("awaken_runtime")
 
 from awaken_runtime.builder import AgentRuntimeBuilder
-
-
-class ScriptedLlm(LlmExecutor):
-    def __init__(self, steps: list[StreamResult]) -> None:
-        self.steps = list(steps)
-        self.requests: list[InferenceRequest] = []
-
-    async def execute(self, request: InferenceRequest) -> StreamResult:
-        self.requests.append(request)
-        return self.steps.pop(0)
-
-    def name(self) -> str:
-        return "scripted"
+from awaken_runtime.testing import ScriptedLlm, text_step, tool_call_step
 
 
 class FileTool(Tool):
@@ -50,10 +36,6 @@ class FileTool(Tool):
         return ToolResult.success(self.tool_id, {"ok": True})
 
 
-def call(call_id: str, name: str, args: dict[str, Any]) -> StreamResult:
-    return StreamResult(tool_calls=[ToolCall(call_id, name, args)], stop_reason=StopReason.TOOL_USE)
-
-
 def all_text(request: InferenceRequest) -> str:
     return "\n".join(m.text() for m in request.messages)
 
@@ -65,12 +47,12 @@ async def test_skill_activation_in_a_real_run(skills_root: Path) -> None:
     subsystem = SkillSubsystem(registry)
     llm = ScriptedLlm(
         [
-            call("c1", "skill", {"skill": "data-report", "arguments": {"file": "q3.csv"}}),
-            call("c2", "write_file", {"path": "out.txt"}),
-            call("c3", "read_file", {"path": "q3.csv"}),
-            StreamResult(
-                content=[ContentBlock.text("Report done.")], stop_reason=StopReason.END_TURN
+            tool_call_step(
+                "c1", "skill", {"skill": "data-report", "arguments": {"file": "q3.csv"}}
             ),
+            tool_call_step("c2", "write_file", {"path": "out.txt"}),
+            tool_call_step("c3", "read_file", {"path": "q3.csv"}),
+            text_step("Report done."),
         ]
     )
     read_file, write_file = FileTool("read_file"), FileTool("write_file")

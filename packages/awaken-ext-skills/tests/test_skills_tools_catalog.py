@@ -288,3 +288,24 @@ async def test_plugins_register_and_hooks_emit_actions(registry: InMemorySkillRe
     assert await gate.run(phase_ctx(["data-report"], tool_name="read_file")) is None
     assert await gate.run(phase_ctx([], tool_name="write_file")) is None
     assert await gate.run(phase_ctx(["free-form"], tool_name="write_file")) is None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "allowed", "refused"),
+    [
+        ("mcp__gh__*", "mcp__gh__create_issue", "xmcp__gh__a"),
+        ("read_?", "read_x", "read_xy"),
+        ("tool_[!ab]", "tool_c", "tool_a"),
+        ("/^read_.*$/", "read_x", "xread_"),
+        ("/read_/", "xread_y", "write_file"),  # tool-pattern semantics: regex search
+        ("/[/", None, "["),  # an invalid regex matches nothing and raises nothing
+    ],
+)
+def test_allowed_tool_patterns_match_like_the_tool_pattern_dsl(
+    pattern: str, allowed: str | None, refused: str
+) -> None:
+    policy = AllowedToolPolicy.for_skills([meta("p", allowed_tools=[pattern])])
+    assert policy is not None
+    if allowed is not None:
+        assert policy.allows(allowed)
+    assert not policy.allows(refused)

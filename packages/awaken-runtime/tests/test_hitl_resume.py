@@ -38,6 +38,7 @@ from awaken_contract.plugin import (
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
+from awaken_runtime.testing import wait_until
 from awaken_stores import InMemoryStore
 
 
@@ -116,14 +117,14 @@ def script() -> ScriptedLlm:
 
 
 async def wait_for_suspension(sink: VecEventSink) -> None:
-    for _ in range(1000):
-        if any(
+    await wait_until(
+        lambda: any(
             isinstance(e, RunFinish) and e.termination.type is TerminationKind.SUSPENDED
             for e in sink.events
-        ):
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("run never suspended")
+        ),
+        interval=0.001,
+        message="the run suspended",
+    )
 
 
 async def test_suspension_event_order_and_in_process_resume() -> None:

@@ -387,6 +387,7 @@ def test_loop_state_registrations_match_the_plugin() -> None:
         "__runtime.context_throttle",
         "__runtime.context_message_store",
         "__runtime.pending_work",
+        "__runtime.delegate_remote_tasks",
     ]
     for name in names:
         assert installed.registration(name) == fast.registration(name)

@@ -8,12 +8,9 @@ states, ``slow`` → a task that never finishes, ``broken`` → HTTP 500.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event import ActivitySnapshot, AgentEvent
 from awaken_contract.contract.event_sink import VecEventSink
@@ -24,6 +21,8 @@ from awaken_contract.registry_spec import AgentSpec, RemoteEndpoint
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.extensions.delegation import DelegateStatus
 from awaken_runtime.remote import A2aBackend, A2aEndpointConfig
+from awaken_runtime.testing import wait_until
+from awaken_runtime.testing.pytest_plugin import ServeAsgi
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -105,21 +104,9 @@ class RemoteA2a:
 
 
 @pytest.fixture
-async def remote() -> AsyncIterator[tuple[RemoteA2a, str]]:
+async def remote(serve: ServeAsgi) -> tuple[RemoteA2a, str]:
     state = RemoteA2a()
-    server = uvicorn.Server(
-        uvicorn.Config(state.app(), host="127.0.0.1", port=0, log_level="warning")
-    )
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield state, f"http://127.0.0.1:{port}/v1/a2a"
-    server.should_exit = True
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(task, 10)
+    return state, f"{await serve(state.app())}/v1/a2a"
 
 
 def _backend(base: str, **options: Any) -> A2aBackend:
@@ -235,10 +222,7 @@ async def test_timeout_and_cancellation(remote: tuple[RemoteA2a, str]) -> None:
     assert timed_out.status.kind is DelegateStatus.TIMEOUT
     token = CancellationToken()
     pending = asyncio.create_task(_run(_backend(base), "slow", cancellation_token=token))
-    for _ in range(1000):  # until the second "slow" task was accepted
-        if len(state.kinds) >= 2:
-            break
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: len(state.kinds) >= 2, message="the second slow task accepted")
     token.cancel()
     cancelled, _ = await pending
     assert cancelled.status.kind is DelegateStatus.CANCELLED

@@ -21,7 +21,7 @@ from awaken_contract.contract.storage import RunRecord, RunWaitingState
 from awaken_contract.contract.suspension import ResumeDecisionAction, WaitingReason
 from awaken_server.protocols.a2a import TaskState, build_card, job_state, run_state
 from awaken_server.protocols.a2a.convert import blocks_from_parts, to_a2a_message
-from awaken_server.protocols.a2a.routes import decision_of
+from awaken_server.protocols.a2a.service import decision_of
 from awaken_server.protocols.a2a.tasks import TaskRef
 from awaken_server.protocols.a2a.wire import A2aMessage, Part
 
@@ -140,11 +140,17 @@ def test_tenant_card() -> None:
     card = msgspec.to_builtins(build_card("researcher", "http://h:1", tenant=True))
     assert card["supportedInterfaces"] == [
         {
+            "url": "http://h:1/v1/a2a",
+            "protocolBinding": "JSONRPC",
+            "protocolVersion": "1.0",
+            "tenant": "researcher",
+        },
+        {
             "url": "http://h:1/v1/a2a/researcher",
             "protocolBinding": "HTTP+JSON",
             "protocolVersion": "1.0",
             "tenant": "researcher",
-        }
+        },
     ]
     assert card["defaultInputModes"] == ["text/plain", "application/json"]
     assert card["defaultOutputModes"] == ["text/plain"]

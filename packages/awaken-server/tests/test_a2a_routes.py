@@ -1,10 +1,9 @@
-"""A2A routes against a live server running the offline demo agent (real sockets, SQLite-free
-in-memory store, mailbox). The demo model is scripted: ``approve …`` suspends for a human,
-``wait N`` runs a slow tool, anything else counts words and answers."""
+"""A2A routes (HTTP+JSON and JSON-RPC) against a live server running the offline demo agent
+(real sockets, SQLite-free in-memory store, mailbox). The demo model is scripted: ``approve …``
+suspends for a human, ``wait N`` runs a slow tool, anything else counts words and answers."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from awaken_contract.registry_spec import AgentSpec
+from awaken_runtime.testing import collect_sse, wait_until
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.bootstrap import build_runtime, default_system_config
 from awaken_server.demo import DEMO_MODEL_ID
@@ -83,12 +83,12 @@ def _reason(body: dict[str, Any]) -> str:
 
 
 async def _until_state(live: Live, task_id: str, states: set[str]) -> dict[str, Any]:
-    for _ in range(400):
-        task = (await live.client.get(f"/v1/a2a/tasks/{task_id}")).json()
-        if task["status"]["state"] in states:
-            return task  # type: ignore[no-any-return]
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{task_id} never reached {states}")
+    async def reached() -> dict[str, Any] | None:
+        task: dict[str, Any] = (await live.client.get(f"/v1/a2a/tasks/{task_id}")).json()
+        return task if task["status"]["state"] in states else None
+
+    found: dict[str, Any] = await wait_until(reached, message=f"{task_id} in {states}")
+    return found
 
 
 # ---------------------------------------------------------------------- cards
@@ -100,9 +100,10 @@ async def test_public_card_urls_come_from_the_configured_public_url(live: Live) 
     assert card["supportedInterfaces"] == [
         {
             "url": "https://agents.example.com/v1/a2a",
-            "protocolBinding": "HTTP+JSON",
+            "protocolBinding": binding,
             "protocolVersion": "1.0",
         }
+        for binding in ("JSONRPC", "HTTP+JSON")
     ]
     assert card["provider"] == {"organization": "Awaken", "url": "https://agents.example.com"}
     assert card["capabilities"] == {
@@ -135,8 +136,9 @@ async def test_extended_card_needs_the_bearer_token(live: Live) -> None:
     tenant = await live.client.get(
         "/v1/a2a/assistant/extendedAgentCard", headers={"Authorization": f"Bearer {TOKEN}"}
     )
-    interface = tenant.json()["supportedInterfaces"][0]
-    assert interface["tenant"] == "assistant" and interface["url"].endswith("/v1/a2a/assistant")
+    jsonrpc, rest = tenant.json()["supportedInterfaces"]
+    assert jsonrpc["tenant"] == "assistant" and jsonrpc["url"].endswith("/v1/a2a")
+    assert rest["tenant"] == "assistant" and rest["url"].endswith("/v1/a2a/assistant")
 
 
 async def test_extended_card_not_configured(plain: Live) -> None:
@@ -327,11 +329,7 @@ async def test_list_tasks_filters_and_pages(live: Live) -> None:
 
 
 async def _sse_frames(response: httpx.Response) -> list[dict[str, Any]]:
-    frames = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            frames.append(json.loads(line[5:].strip()))
-    return frames
+    return [frame.data for frame in await collect_sse(response) if frame.data is not None]
 
 
 async def test_message_stream_frames(live: Live) -> None:
@@ -390,13 +388,13 @@ async def test_push_config_crud_and_delivery(live: Live, serve: Any) -> None:
     fetched = await live.client.get(f"{base}/{created['id']}")
     assert fetched.json()["url"] == config["url"]
     await _until_state(live, task["id"], {"TASK_STATE_AUTH_REQUIRED"})
-    for _ in range(200):
-        if any(
+    await wait_until(
+        lambda: any(
             f.get("statusUpdate", {}).get("status", {}).get("state") == "TASK_STATE_AUTH_REQUIRED"
             for f, _ in received
-        ):
-            break
-        await asyncio.sleep(0.05)
+        ),
+        message="an auth-required push",
+    )
     frame, headers = received[-1]
     assert frame["statusUpdate"]["taskId"] == task["id"]
     assert headers["x-a2a-notification-token"] == "tok"
@@ -407,17 +405,146 @@ async def test_push_config_crud_and_delivery(live: Live, serve: Any) -> None:
     }
     pushed = (await live.client.post("/v1/a2a/message:send", json=inline)).json()["task"]
     assert pushed["status"]["state"] == "TASK_STATE_COMPLETED"
-    for _ in range(200):
-        states = [
+
+    def pushed_states() -> list[str]:
+        return [
             f["statusUpdate"]["status"]["state"]
             for f, _ in received
             if f.get("statusUpdate", {}).get("taskId") == pushed["id"]
         ]
-        if "TASK_STATE_COMPLETED" in states:
-            break
-        await asyncio.sleep(0.05)
-    assert states[-1] == "TASK_STATE_COMPLETED"
+
+    await wait_until(lambda: "TASK_STATE_COMPLETED" in pushed_states(), message="a completed push")
+    assert pushed_states()[-1] == "TASK_STATE_COMPLETED"
     deleted = await live.client.delete(f"{base}/{created['id']}")
     assert deleted.status_code == 204
     gone = await live.client.get(f"{base}/{created['id']}")
     assert gone.status_code == 404 and _reason(gone.json()) == "TASK_NOT_FOUND"
+
+
+# ---------------------------------------------------------------------- JSON-RPC binding
+async def _rpc(live: Live, method: str, params: Any = None, **headers: str) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": "r-1", "method": method}
+    if params is not None:
+        body["params"] = params
+    response = await live.client.post("/v1/a2a", json=body, headers=headers)
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    assert data["jsonrpc"] == "2.0" and data["id"] == "r-1"
+    return data
+
+
+def _rpc_message(text: str, **extra: Any) -> dict[str, Any]:
+    return {"messageId": f"m-{text}", "role": "ROLE_USER", "parts": [{"text": text}], **extra}
+
+
+async def test_jsonrpc_envelope_errors(live: Live) -> None:
+    async def raw(content: bytes) -> dict[str, Any]:
+        headers = {"content-type": "application/json"}
+        response = await live.client.post("/v1/a2a", content=content, headers=headers)
+        assert response.status_code == 200
+        return response.json()  # type: ignore[no-any-return]
+
+    assert (await raw(b"{nope"))["error"]["code"] == -32700
+    assert (await raw(b"[]"))["error"]["code"] == -32600
+    wrong = await raw(b'{"jsonrpc": "1.0", "id": 7, "method": "GetTask"}')
+    assert wrong["id"] == 7 and wrong["error"]["code"] == -32600
+    boolean_id = await raw(b'{"jsonrpc": "2.0", "id": true, "method": "GetTask"}')
+    assert boolean_id["id"] is None and boolean_id["error"]["code"] == -32600
+    unknown = await _rpc(live, "message/send", {})
+    assert unknown["error"]["code"] == -32601
+    bad_params = await _rpc(live, "GetTask", [1, 2])
+    assert bad_params["error"]["code"] == -32602
+    version = await _rpc(live, "GetTask", {"id": "x"}, **{"A2A-Version": "0.3"})
+    assert version["error"]["code"] == -32009
+    reason = version["error"]["data"][0]
+    assert reason["reason"] == "VERSION_NOT_SUPPORTED"
+    assert reason["metadata"]["requestedVersion"] == "0.3"
+
+
+async def test_jsonrpc_send_get_list_and_task_errors(live: Live) -> None:
+    sent = await _rpc(live, "SendMessage", {"message": _rpc_message("one two three")})
+    task = sent["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    got = await _rpc(live, "GetTask", {"id": task["id"], "historyLength": 1})
+    assert got["result"]["id"] == task["id"] and len(got["result"]["history"]) == 1
+    listed = await _rpc(live, "ListTasks", {"contextId": task["contextId"]})
+    assert [t["id"] for t in listed["result"]["tasks"]] == [task["id"]]
+    assert listed["result"]["totalSize"] == 1 and listed["result"]["nextPageToken"] == ""
+    by_status = await _rpc(live, "ListTasks", {"status": "TASK_STATE_WORKING"})
+    assert task["id"] not in [t["id"] for t in by_status["result"].get("tasks", [])]
+    missing = await _rpc(live, "GetTask", {"id": "nope"})
+    assert missing["error"]["code"] == -32001
+    assert missing["error"]["data"][0]["metadata"] == {"taskId": "nope"}
+    done = await _rpc(live, "CancelTask", {"id": task["id"]})
+    assert done["error"]["code"] == -32002
+    terminal = await live.client.post(
+        "/v1/a2a",
+        json={"jsonrpc": "2.0", "id": 3, "method": "SubscribeToTask", "params": task},
+    )
+    assert terminal.json()["error"]["code"] == -32004
+    invalid = await _rpc(live, "SendMessage", {"message": {**_rpc_message("x"), "role": "agent"}})
+    assert invalid["error"]["code"] == -32602
+    assert "message.role" in invalid["error"]["message"]
+    modes = {"message": _rpc_message("y"), "configuration": {"acceptedOutputModes": ["image/png"]}}
+    assert (await _rpc(live, "SendMessage", modes))["error"]["code"] == -32005
+
+
+async def test_jsonrpc_tenant_comes_from_params(live: Live) -> None:
+    sent = await _rpc(live, "SendMessage", {"message": _rpc_message("hello"), "tenant": "other"})
+    task = sent["result"]["task"]
+    assert (await _rpc(live, "GetTask", {"id": task["id"], "tenant": "other"}))["result"]
+    hidden = await _rpc(live, "GetTask", {"id": task["id"], "tenant": "assistant"})
+    assert hidden["error"]["code"] == -32001
+    unknown = await _rpc(live, "GetTask", {"id": task["id"], "tenant": "ghost"})
+    assert unknown["error"]["code"] == -32602
+
+
+async def test_jsonrpc_streaming_send_and_approval(live: Live) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "SendStreamingMessage",
+        "params": {"message": _rpc_message("approve the deploy")},
+    }
+    async with live.client.stream("POST", "/v1/a2a", json=body) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        frames = [
+            json.loads(line[len("data: ") :])
+            async for line in response.aiter_lines()
+            if line.startswith("data: ")
+        ]
+    assert all(f["jsonrpc"] == "2.0" and f["id"] == 9 for f in frames)
+    task = frames[0]["result"]["task"]
+    results = [f["result"] for f in frames]
+    states = [(r.get("statusUpdate") or r.get("task") or {}).get("status", {}) for r in results]
+    assert [s["state"] for s in states if s][-1] == "TASK_STATE_AUTH_REQUIRED"
+    answer = _rpc_message(
+        "ok", taskId=task["id"], contextId=task["contextId"], parts=[{"data": {"approved": True}}]
+    )
+    done = await _rpc(live, "SendMessage", {"message": answer})
+    assert done["result"]["task"]["id"] == task["id"]
+    assert done["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_jsonrpc_push_configs_and_extended_card(live: Live) -> None:
+    sent = await _rpc(live, "SendMessage", {"message": _rpc_message("push me")})
+    task_id = sent["result"]["task"]["id"]
+    config = {"taskId": task_id, "id": "c1", "url": "http://127.0.0.1:9/a2a"}
+    created = await _rpc(live, "CreateTaskPushNotificationConfig", config)
+    assert created["result"]["id"] == "c1" and created["result"]["taskId"] == task_id
+    got = await _rpc(live, "GetTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"})
+    assert got["result"]["url"] == "http://127.0.0.1:9/a2a"
+    listed = await _rpc(live, "ListTaskPushNotificationConfigs", {"taskId": task_id})
+    assert [c["id"] for c in listed["result"]["configs"]] == ["c1"]
+    deleted = await _rpc(live, "DeleteTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"})
+    assert deleted["result"] is None
+    gone = await _rpc(live, "GetTaskPushNotificationConfig", {"taskId": task_id, "id": "c1"})
+    assert gone["error"]["code"] == -32001
+    denied = await _rpc(live, "GetExtendedAgentCard", {})
+    assert denied["error"]["code"] == -32602
+    assert denied["error"]["data"][0]["reason"] == "UNAUTHENTICATED"
+    card = await _rpc(
+        live, "GetExtendedAgentCard", {"tenant": "other"}, Authorization=f"Bearer {TOKEN}"
+    )
+    assert card["result"]["name"] == "other"
+    assert {i["tenant"] for i in card["result"]["supportedInterfaces"]} == {"other"}

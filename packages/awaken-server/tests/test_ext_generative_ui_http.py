@@ -14,12 +14,11 @@ from typing import Any
 import httpx
 from awaken_contract.contract.message import ToolCall
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
+from awaken_runtime.testing.pytest_plugin import ServeAsgi
 from awaken_server.app import ServerConfig
 from awaken_server.bootstrap import setup_from_file
 from awaken_server.serve import prepare_app
 from awaken_stores import SqliteStore
-
-from .conftest import ServeAsgi
 
 YAML = """
 models:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import StopReason, StreamResult
 from awaken_contract.contract.message import Role, ToolCall
@@ -14,6 +13,7 @@ from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor,
 from awaken_contract.errors import ProviderError
 from awaken_contract.registry_spec import AgentSpec, ModelSpec, RemoteEndpoint
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing import text_step, tool_step
 from awaken_server.protocols.mcp_http import agent_tools, call_agent, origin_allowed
 from awaken_server.protocols.mcp_http.agent_tools import MESSAGE_REQUIRED, tool_description
 
@@ -32,28 +32,10 @@ class Scripted(LlmExecutor):
         if "explode" in last.text():
             raise ProviderError("scripted", "upstream exploded")
         if last.role is Role.TOOL:
-            return StreamResult(
-                content=[ContentBlock.text("done")],
-                tool_calls=[],
-                usage=None,
-                stop_reason=StopReason.END_TURN,
-                has_incomplete_tool_calls=False,
-            )
+            return text_step("done")
         if "silent" in last.text():
-            return StreamResult(
-                content=[],
-                tool_calls=[],
-                usage=None,
-                stop_reason=StopReason.END_TURN,
-                has_incomplete_tool_calls=False,
-            )
-        return StreamResult(
-            content=[],
-            tool_calls=[ToolCall("c1", "echo", {})],
-            usage=None,
-            stop_reason=StopReason.TOOL_USE,
-            has_incomplete_tool_calls=False,
-        )
+            return StreamResult(stop_reason=StopReason.END_TURN)  # no text at all
+        return tool_step([ToolCall("c1", "echo", {})])
 
     def name(self) -> str:
         return "scripted"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from awaken_server.playground import ASSETS_PATH, static_dir
-
-from .conftest import LiveServer, make_config
+from awaken_server.testing import LiveServer
+from awaken_server.testing import test_server_config as make_config
 
 ASSETS = ("index.html", "app.js", "api.js", "playground.css")
 ROOT = Path(__file__).resolve().parents[3]

@@ -14,13 +14,12 @@ from awaken_contract.errors import ConfigLoadError
 from awaken_contract.registry_spec import AgentSpec, AgentSystemConfig, ModelSpec
 from awaken_ext_permission import PermissionPlugin
 from awaken_runtime.engine import ScriptedLlm, text_step
+from awaken_runtime.testing.pytest_plugin import ServeAsgi
 from awaken_server.app import ServerConfig
 from awaken_server.bootstrap import build_runtime, setup_from_file
 from awaken_server.plugin_discovery import PLUGIN_ENTRY_POINT_GROUP, discover_plugins
 from awaken_server.serve import prepare_app
 from awaken_stores import InMemoryStore
-
-from .conftest import ServeAsgi
 
 SITE = Path(__file__).parent / "data" / "third_party_site"
 

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from awaken_contract.contract.journal import kind_of
+from awaken_runtime.testing import wait_until
 
 CONFIG = """
 server:
@@ -103,12 +104,7 @@ class ServeProcess:
 
 
 async def _poll(check: Any, limit_secs: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit_secs
-    while not await check():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.1)
+    await wait_until(check, limit_secs, interval=0.1)
 
 
 async def _kill_mid_run_and_recover(tmp_path: Path, store_url: str) -> None:

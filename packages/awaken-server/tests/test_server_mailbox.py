@@ -182,13 +182,13 @@ async def test_decision_reaches_a_run_held_by_another_process(
     run = (await other.client.get(f"/v1/runs/{run_id}")).json()
     assert run["termination_reason"] == {"type": "natural_end"}
 
-    # The holder took the queued decision job back and resumed its live run; its own job is
-    # acked right after the run's final checkpoint (which the poll above already saw).
+    # The holder took the queued decision job back and resumed its live run; the job is acked
+    # just after the run record is written, so wait for it rather than racing it.
     async def settled() -> bool:
         jobs = await _jobs(other, run["thread_id"])
         return sorted(j["status"] for j in jobs) == ["Accepted", "Cancelled"]
 
-    await until(settled)
+    await until(settled, message="the decision job accepted and the held job cancelled")
 
 
 async def test_foreground_run_on_a_thread_held_elsewhere_is_409(

@@ -13,13 +13,13 @@ import httpx
 import pytest
 from awaken_ext_observability import GenAISpan, ObservabilityConfigError, SpanContext, ToolSpan
 from awaken_ext_observability.testing import OtlpReceiver
+from awaken_runtime.testing.asgi import serve_asgi
 from awaken_server.bootstrap import default_system_config
 from awaken_server.metrics import ServerMetrics
 from awaken_server.serve import prepare_app
 from awaken_server.telemetry import ObservabilityServerConfig, PrometheusSink, ServerTelemetry
+from awaken_server.testing import test_server_config
 from awaken_stores import InMemoryStore
-
-from .conftest import make_config, serve_asgi, stop_asgi
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_SPAN = "00f067aa0ba902b7"
@@ -34,19 +34,19 @@ def receiver() -> Any:
 
 @pytest.fixture
 async def otlp_server(receiver: OtlpReceiver) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
-    config = make_config(
+    config = test_server_config(
         observability=ObservabilityServerConfig(
             otlp=True, otlp_endpoint=receiver.endpoint, service_name="awaken-test"
         )
     )
     app, _ = await prepare_app(default_system_config({}), InMemoryStore(), config)
-    server, task, url = await serve_asgi(app, lifespan="on")
-    client = httpx.AsyncClient(base_url=url, timeout=30)
+    running = await serve_asgi(app, lifespan="on")
+    client = httpx.AsyncClient(base_url=running.url, timeout=30)
     try:
         yield app, client
     finally:
         await client.aclose()
-        await stop_asgi(server, task)
+        await running.stop()
         app.state.telemetry.shutdown()
 
 

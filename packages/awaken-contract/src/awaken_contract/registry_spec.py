@@ -49,6 +49,7 @@ __all__ = [
     "CircuitBreakerConfig",
     "CompactionConfig",
     "CompactionConfigKey",
+    "ConfigSection",
     "ContextCompactionMode",
     "ContextWindowPolicy",
     "InferenceOverride",
@@ -67,7 +68,9 @@ __all__ = [
     "RemoteEndpoint",
     "RetryConfigKey",
     "load_config_file",
+    "parse_config_text",
     "parse_document",
+    "read_config_text",
 ]
 
 C = TypeVar("C")
@@ -112,6 +115,68 @@ def parse_document(text: str | bytes, fmt: str, source: str = "<document>") -> A
         raw = text.decode("utf-8") if isinstance(text, bytes) else text
         return _load_yaml(raw, source)
     raise ConfigLoadError(f"parse error: {source}: unsupported format {fmt!r} (use json or yaml)")
+
+
+def parse_config_text(text: str, ext: str = "json", source: str = "config") -> Any:
+    """Plain data of a user-written config text: YAML for a ``yaml``/``yml`` hint and for text
+    that does not start with ``{`` or ``[``, else JSON (``ConfigLoadError`` "parse error: …")."""
+    yaml_hint = ext.lower().lstrip(".") in ("yaml", "yml")
+    fmt = "yaml" if yaml_hint or not text.lstrip().startswith(("{", "[")) else "json"
+    return parse_document(text, fmt, source)
+
+
+def read_config_text(path: str | Path) -> tuple[str, str]:
+    """``(text, extension)`` of a config file (``ConfigLoadError`` "io error: …")."""
+    file = Path(path)
+    try:
+        return file.read_text(encoding="utf-8"), file.suffix.lstrip(".")
+    except OSError as exc:
+        raise ConfigLoadError(f"io error: {exc}") from exc
+
+
+class ConfigSection(BaseModel):
+    """Mixin of a plugin's user-written config section: ``from_file`` / ``from_str`` /
+    ``validate_section`` raising ``CONFIG_ERROR`` with every problem named
+    (``invalid <CONFIG_LABEL>: rules.0.tool: …``)."""
+
+    CONFIG_ERROR: ClassVar[type[ConfigLoadError]] = ConfigLoadError
+    CONFIG_LABEL: ClassVar[str] = "config"
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Self:
+        """Load a JSON or YAML file (chosen by its extension; JSON text is always JSON)."""
+        try:
+            text, ext = read_config_text(path)
+        except ConfigLoadError as exc:
+            raise cls.CONFIG_ERROR(str(exc)) from None
+        return cls.from_str(text, ext)
+
+    @classmethod
+    def from_str(cls, text: str, ext: str = "json") -> Self:
+        """Parse configuration text; ``ext`` (``json``, ``yaml``, ``yml``) hints the format.
+
+        JSON is always accepted; YAML is used for YAML hints and for text that does not start
+        with ``{`` or ``[``.
+        """
+        try:
+            data = parse_config_text(text, ext, cls.CONFIG_LABEL)
+        except ConfigLoadError as exc:
+            raise cls.CONFIG_ERROR(str(exc)) from None
+        return cls.validate_section({} if data is None else data)
+
+    @classmethod
+    def validate_section(cls, data: Any) -> Self:
+        """Validate plain data."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = []
+            for error in exc.errors():
+                # union members tagged by a callable discriminator are not places
+                loc = [str(p) for p in error["loc"] if p not in ("text", "structured")]
+                message = str(error["msg"]).removeprefix("Value error, ")
+                problems.append(f"{'.'.join(loc) or 'config'}: {message}")
+            raise cls.CONFIG_ERROR(f"invalid {cls.CONFIG_LABEL}: " + "; ".join(problems)) from None
 
 
 def _read_file(path: str | Path) -> tuple[Any, str]:
@@ -887,10 +952,11 @@ class ProviderSpec(_Document):
 
 
 class McpTransport(enum.StrEnum):
-    """Transport of an MCP server connection."""
+    """Transport of an MCP server connection (``sse`` is the legacy HTTP+SSE transport)."""
 
     STDIO = "stdio"
     HTTP = "http"
+    SSE = "sse"
 
 
 class McpRestartPolicy(BaseModel):
@@ -906,7 +972,15 @@ class McpRestartPolicy(BaseModel):
 
 
 class McpServerSpec(_Document):
-    """A managed MCP server entry (namespace ``mcp-servers``)."""
+    """One MCP server: a managed entry (namespace ``mcp-servers``) and what the MCP extension
+    connects to.
+
+    ``stdio`` spawns ``command args…`` (``env`` is added to the inherited environment, ``cwd``
+    is the working directory); ``http`` (Streamable HTTP) and ``sse`` (legacy HTTP+SSE) connect
+    to ``url`` sending ``headers`` with every request. ``timeout_secs`` bounds every request
+    (clamped to ≥ 1). ``restart_policy`` drives automatic reconnects after the server dies.
+    ``name`` is accepted for ``id`` (the extension's spelling).
+    """
 
     model_config = _STRICT
 
@@ -918,14 +992,16 @@ class McpServerSpec(_Document):
     config: dict[str, Any] = Field(default_factory=dict)
     timeout_secs: int = 30
     env: SecretMap = Field(default_factory=dict)
+    cwd: str | None = None
+    headers: SecretMap = Field(default_factory=dict)
     restart_policy: McpRestartPolicy = Field(default_factory=McpRestartPolicy)
 
-    @field_validator("id")
+    @field_validator("id", mode="before")
     @classmethod
-    def _id_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("id must not be blank")
-        return value.strip()
+    def _id_not_blank(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("server name must be non-empty (id must not be blank)")
+        return value.strip() if isinstance(value, str) else value
 
     @field_validator("timeout_secs")
     @classmethod
@@ -939,28 +1015,78 @@ class McpServerSpec(_Document):
                 raise ValueError("stdio transport requires a non-blank 'command'")
             self.__dict__["command"] = (self.command or "").strip()
         else:
-            if not (self.url or "").strip():
-                raise ValueError("http transport requires a non-blank 'url'")
-            self.__dict__["url"] = (self.url or "").strip()
+            url = (self.url or "").strip()
+            if not url:
+                raise ValueError(f"{self.transport.value} transport requires a non-blank 'url'")
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"url must start with http:// or https://, got {url!r}")
+            self.__dict__["url"] = url
         return self
 
+    # ------------------------------------------------------------------ constructors
     @classmethod
-    def stdio(cls, id: str, command: str, args: list[str] | None = None) -> McpServerSpec:
-        """A stdio server started as a subprocess."""
-        return cls(id=id, transport=McpTransport.STDIO, command=command, args=list(args or []))
+    def stdio(cls, id: str, command: str, args: list[str] | None = None, **options: Any) -> Self:
+        """A server started as a subprocess speaking newline-delimited JSON-RPC on stdio."""
+        return cls(
+            id=id, transport=McpTransport.STDIO, command=command, args=list(args or []), **options
+        )
 
     @classmethod
-    def http(cls, id: str, url: str) -> McpServerSpec:
-        """A streamable-HTTP server."""
-        return cls(id=id, transport=McpTransport.HTTP, url=url)
+    def http(cls, id: str, url: str, **options: Any) -> Self:
+        """A Streamable HTTP server."""
+        return cls(id=id, transport=McpTransport.HTTP, url=url, **options)
+
+    @classmethod
+    def sse(cls, id: str, url: str, **options: Any) -> Self:
+        """A legacy HTTP+SSE server (``url`` is the SSE endpoint)."""
+        return cls(id=id, transport=McpTransport.SSE, url=url, **options)
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def name(self) -> str:
+        """The server name (= ``id``): the middle part of its tools' ids."""
+        return self.id
+
+    def with_env(self, key: str, value: str) -> Self:
+        """Add an environment variable (stdio)."""
+        return self.model_copy(update={"env": {**self.env, key: value}})
+
+    def with_cwd(self, cwd: str | Path) -> Self:
+        """Set the working directory (stdio)."""
+        return self.model_copy(update={"cwd": str(cwd)})
+
+    def with_header(self, key: str, value: str) -> Self:
+        """Add an HTTP header (http / sse)."""
+        return self.model_copy(update={"headers": {**self.headers, key: value}})
+
+    def with_timeout(self, seconds: int) -> Self:
+        """Set the per-request timeout (clamped to ≥ 1 s)."""
+        return self.model_copy(update={"timeout_secs": max(seconds, 1)})
+
+    def with_restart_policy(self, policy: McpRestartPolicy) -> Self:
+        """Set the automatic reconnect policy."""
+        return self.model_copy(update={"restart_policy": policy})
+
+    def reconnect_delay(self, attempt: int) -> float:
+        """Seconds to wait before reconnect ``attempt`` (0-based):
+        ``delay_ms * backoff_multiplier**attempt`` capped at ``max_delay_ms``."""
+        policy = self.restart_policy
+        delay_ms = policy.delay_ms * policy.backoff_multiplier ** max(attempt, 0)
+        return min(delay_ms, float(policy.max_delay_ms)) / 1000.0
+
+    @property
+    def max_reconnect_attempts(self) -> int:
+        """Attempts before the server is marked permanently failed (default 5)."""
+        attempts = self.restart_policy.max_attempts
+        return 5 if attempts is None else attempts
 
     @model_serializer(mode="wrap")
     def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("command", "url"):
+        for key in ("command", "url", "cwd"):
             if data.get(key) is None:
                 data.pop(key, None)
-        for key in ("args", "config", "env"):
+        for key in ("args", "config", "env", "headers"):
             if not data.get(key):
                 data.pop(key, None)
         return data

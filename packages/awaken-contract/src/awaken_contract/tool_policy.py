@@ -24,7 +24,7 @@ from awaken_contract.contract.identity import AdapterKind, RunMode
 from awaken_contract.contract.suspension import SuspendTicket
 from awaken_contract.contract.tool import ToolResult
 from awaken_contract.errors import DecodeError
-from awaken_contract.plugin import PhaseContext, ToolGateHook, ToolKind
+from awaken_contract.hooks import PhaseContext, ToolGateHook, ToolKind
 from awaken_contract.state import decode_value
 
 __all__ = [

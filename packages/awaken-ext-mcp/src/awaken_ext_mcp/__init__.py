@@ -13,6 +13,7 @@ builder.with_plugin("mcp", McpPlugin(manager))
 
 from awaken_ext_mcp.config import (
     McpServerConnectionConfig,
+    McpTransport,
     McpTransportKind,
     default_restart_policy,
 )
@@ -35,7 +36,7 @@ from awaken_ext_mcp.health import (
 )
 from awaken_ext_mcp.manager import McpToolRegistryManager
 from awaken_ext_mcp.naming import TOOL_ID_PREFIX, mcp_tool_id, sanitize_component
-from awaken_ext_mcp.plugin import MCP_PLUGIN_ID, McpPlugin
+from awaken_ext_mcp.plugin import MCP_PLUGIN_ID, McpAgentConfig, McpAgentConfigKey, McpPlugin
 from awaken_ext_mcp.progress import ProgressForwarder, normalize_progress
 from awaken_ext_mcp.registry import McpToolRegistry
 from awaken_ext_mcp.tool import McpTool, descriptor_from_definition
@@ -49,6 +50,8 @@ __all__ = [
     "META_TOOL",
     "META_TRANSPORT",
     "TOOL_ID_PREFIX",
+    "McpAgentConfig",
+    "McpAgentConfigKey",
     "McpCallFailure",
     "McpConnection",
     "McpError",
@@ -62,6 +65,7 @@ __all__ = [
     "McpTool",
     "McpToolRegistry",
     "McpToolRegistryManager",
+    "McpTransport",
     "McpTransportKind",
     "ProgressForwarder",
     "call_result_to_tool_result",

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 import httpx2
 import pydantic
+from awaken_contract.registry_spec import McpTransport
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -32,7 +33,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT, Implementation
 
-from awaken_ext_mcp.config import McpServerConnectionConfig, McpTransportKind
+from awaken_ext_mcp.config import McpServerConnectionConfig
 from awaken_ext_mcp.errors import McpError
 
 __all__ = ["CLIENT_NAME", "McpCallFailure", "McpConnection", "McpFailureKind", "client_version"]
@@ -239,7 +240,7 @@ class McpConnection:
         info = Implementation(name=CLIENT_NAME, version=client_version())
         timeout = float(cfg.timeout_secs)
         async with contextlib.AsyncExitStack() as stack:
-            if cfg.transport is McpTransportKind.STDIO:
+            if cfg.transport is McpTransport.STDIO:
                 read_fd, write_fd = os.pipe()
                 self._errlog = os.fdopen(write_fd, "w")
                 self._drain = threading.Thread(
@@ -255,7 +256,7 @@ class McpConnection:
                     cwd=cfg.cwd,
                 )
                 transport: Any = stdio_client(params, errlog=self._errlog)
-            elif cfg.transport is McpTransportKind.HTTP:
+            elif cfg.transport is McpTransport.HTTP:
                 http = await stack.enter_async_context(
                     httpx2.AsyncClient(
                         headers=dict(cfg.headers),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from awaken_ext_mcp.config import McpTransportKind
+from awaken_contract.registry_spec import McpTransport
+
 from awaken_ext_mcp.health import McpRefreshHealth
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class McpToolRegistry:
         """Health of one server."""
         return self._manager.server_health(name)
 
-    def servers(self) -> list[tuple[str, McpTransportKind]]:
+    def servers(self) -> list[tuple[str, McpTransport]]:
         """``(name, transport)`` of every server."""
         return self._manager.servers()
 

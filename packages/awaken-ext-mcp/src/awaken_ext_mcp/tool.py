@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.errors import InvalidArguments
+from awaken_contract.registry_spec import McpTransport
 
-from awaken_ext_mcp.config import McpTransportKind
 from awaken_ext_mcp.convert import META_SERVER, META_TOOL, META_TRANSPORT
 from awaken_ext_mcp.naming import mcp_tool_id
 
@@ -18,7 +18,7 @@ __all__ = ["McpTool", "descriptor_from_definition"]
 
 
 def descriptor_from_definition(
-    server: str, definition: dict[str, Any], transport: McpTransportKind
+    server: str, definition: dict[str, Any], transport: McpTransport
 ) -> ToolDescriptor:
     """Build the descriptor of an MCP tool definition (``name``, ``title``, ``description``,
     ``inputSchema``, ``group``)."""
@@ -46,7 +46,7 @@ class McpTool(Tool):
         manager: McpToolRegistryManager,
         server: str,
         definition: dict[str, Any],
-        transport: McpTransportKind,
+        transport: McpTransport,
     ) -> None:
         self._manager = manager
         self.server = server

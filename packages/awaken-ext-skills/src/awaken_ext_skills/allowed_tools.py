@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import msgspec
+from awaken_tool_pattern import has_glob_chars
 
 __all__ = ["AllowedToolToken", "AllowedToolsError", "is_tool_pattern", "parse_allowed_tools"]
 
@@ -32,7 +33,7 @@ class AllowedToolToken(msgspec.Struct, frozen=True, omit_defaults=True):
 
 def is_tool_pattern(tool_id: str) -> bool:
     """Whether ``tool_id`` is a glob or ``/regex/`` rather than a plain id."""
-    return any(c in tool_id for c in "*?[") or (
+    return has_glob_chars(tool_id) or (
         len(tool_id) >= 2 and tool_id.startswith("/") and tool_id.endswith("/")
     )
 

@@ -33,7 +33,7 @@ from awaken_ext_skills.errors import SkillError
 from awaken_ext_skills.frontmatter import parse_skill_md
 from awaken_ext_skills.meta import SkillMeta
 from awaken_ext_skills.policy import AllowedToolPolicy
-from awaken_ext_skills.registry import SkillRegistry
+from awaken_ext_skills.registry import RegistrySource, registry_for
 from awaken_ext_skills.state import (
     SkillStateKey,
     SkillVisibilityKey,
@@ -77,7 +77,7 @@ def active_skill_ids(ctx: PhaseContext) -> list[str]:
 
 
 class _CatalogHook(PhaseHook):
-    def __init__(self, registry: SkillRegistry, max_entries: int, max_chars: int) -> None:
+    def __init__(self, registry: RegistrySource, max_entries: int, max_chars: int) -> None:
         self._registry = registry
         self._max_entries = max_entries
         self._max_chars = max_chars
@@ -86,7 +86,7 @@ class _CatalogHook(PhaseHook):
         visibility = ctx.state(SkillVisibilityKey)
         metas = [
             skill.meta()
-            for skill in self._registry.snapshot().values()
+            for skill in registry_for(self._registry, ctx.agent_spec).snapshot().values()
             if is_visible(skill.meta(), visibility)
         ]
         text = render_catalog(metas, max_entries=self._max_entries, max_chars=self._max_chars)
@@ -103,7 +103,7 @@ class SkillDiscoveryPlugin(Plugin):
 
     def __init__(
         self,
-        registry: SkillRegistry,
+        registry: RegistrySource,
         *,
         max_entries: int = DEFAULT_MAX_CATALOG_ENTRIES,
         max_chars: int = DEFAULT_MAX_CATALOG_CHARS,
@@ -137,7 +137,8 @@ class SkillDiscoveryPlugin(Plugin):
         )
 
 
-def _active_metas(registry: SkillRegistry, ctx: PhaseContext) -> list[SkillMeta]:
+def _active_metas(source: RegistrySource, ctx: PhaseContext) -> list[SkillMeta]:
+    registry = registry_for(source, ctx.agent_spec)
     metas = []
     for skill_id in active_skill_ids(ctx):
         skill = registry.get(skill_id)
@@ -147,14 +148,14 @@ def _active_metas(registry: SkillRegistry, ctx: PhaseContext) -> list[SkillMeta]
 
 
 class _InstructionsHook(PhaseHook):
-    def __init__(self, registry: SkillRegistry) -> None:
+    def __init__(self, registry: RegistrySource) -> None:
         self._registry = registry
 
     async def run(self, ctx: PhaseContext) -> StateCommand:
         command = StateCommand()
         blocks: list[str] = []
         for skill_id in active_skill_ids(ctx):
-            skill = self._registry.get(skill_id)
+            skill = registry_for(self._registry, ctx.agent_spec).get(skill_id)
             if skill is None:
                 continue
             try:
@@ -181,7 +182,7 @@ class _InstructionsHook(PhaseHook):
 
 
 class _AllowedToolsGate(ToolGateHook):
-    def __init__(self, registry: SkillRegistry) -> None:
+    def __init__(self, registry: RegistrySource) -> None:
         self._registry = registry
 
     async def run(self, ctx: PhaseContext) -> ToolInterceptPayload | None:
@@ -200,7 +201,7 @@ class SkillActiveInstructionsPlugin(Plugin):
     (``IncludeOnlyTools``) and refuses calls to other tools. Install together with
     :class:`SkillDiscoveryPlugin`, which owns the ``skills`` key."""
 
-    def __init__(self, registry: SkillRegistry) -> None:
+    def __init__(self, registry: RegistrySource) -> None:
         self.registry = registry
 
     def descriptor(self) -> PluginDescriptor:

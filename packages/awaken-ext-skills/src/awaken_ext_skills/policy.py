@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 import msgspec
+from awaken_tool_pattern import PatternParseError, ToolMatcher, parse_tool_matcher
 
 from awaken_ext_skills.allowed_tools import is_tool_pattern, parse_allowed_tools
 from awaken_ext_skills.meta import SkillMeta
@@ -15,10 +15,23 @@ from awaken_ext_skills.tools import SKILL_TOOL_IDS
 __all__ = ["AllowedToolPolicy"]
 
 
+@lru_cache(maxsize=512)
+def _matcher(pattern: str) -> ToolMatcher | None:
+    """The tool-pattern matcher of one ``allowed-tools`` pattern; ``None`` when it is invalid."""
+    try:
+        return parse_tool_matcher(pattern)
+    except PatternParseError:
+        return None
+
+
 class AllowedToolPolicy(msgspec.Struct, frozen=True):
     """The tools usable while a set of skills is active: the union of their ``allowed-tools``
     (plain ids and glob / ``/regex/`` patterns; scoped tokens such as ``Bash(git *)`` allow
-    their base tool) plus the skill tools themselves."""
+    their base tool) plus the skill tools themselves.
+
+    Patterns match as in the tool-pattern DSL (:func:`awaken_tool_pattern.parse_tool_matcher`):
+    globs are anchored, ``/regex/`` is an unanchored search, an invalid pattern matches nothing.
+    """
 
     skills: list[str]
     ids: frozenset[str]
@@ -47,13 +60,8 @@ class AllowedToolPolicy(msgspec.Struct, frozen=True):
         if tool_id in self.ids:
             return True
         for pattern in self.patterns:
-            if len(pattern) >= 2 and pattern.startswith("/") and pattern.endswith("/"):
-                try:
-                    if re.fullmatch(pattern[1:-1], tool_id):
-                        return True
-                except re.error:
-                    continue
-            elif fnmatch.fnmatchcase(tool_id, pattern):
+            matcher = _matcher(pattern)
+            if matcher is not None and matcher.matches(tool_id):
                 return True
         return False
 

@@ -7,8 +7,10 @@ import contextlib
 import logging
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
+
+from awaken_contract.registry_spec import AgentSpec
 
 from awaken_ext_skills.errors import DuplicateSkillId, SkillError
 from awaken_ext_skills.fs import FsSkill, SkillWarning
@@ -18,7 +20,9 @@ __all__ = [
     "CompositeSkillRegistry",
     "FsSkillRegistryManager",
     "InMemorySkillRegistry",
+    "RegistrySource",
     "SkillRegistry",
+    "registry_for",
 ]
 
 logger = logging.getLogger(__name__)
@@ -49,6 +53,15 @@ class SkillRegistry(ABC):
 
     def __contains__(self, skill_id: object) -> bool:
         return isinstance(skill_id, str) and skill_id in self.snapshot()
+
+
+RegistrySource = SkillRegistry | Callable[[AgentSpec | None], SkillRegistry]
+"""A registry, or a function choosing one by the running agent (``SkillsPlugin``)."""
+
+
+def registry_for(source: RegistrySource, spec: AgentSpec | None) -> SkillRegistry:
+    """The registry ``source`` gives for the agent ``spec``."""
+    return source if isinstance(source, SkillRegistry) else source(spec)
 
 
 class InMemorySkillRegistry(SkillRegistry):

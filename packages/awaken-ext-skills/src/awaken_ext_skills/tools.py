@@ -25,7 +25,7 @@ from awaken_ext_skills.errors import (
     UnsupportedPath,
 )
 from awaken_ext_skills.paths import normalize_relative
-from awaken_ext_skills.registry import SkillRegistry
+from awaken_ext_skills.registry import RegistrySource, SkillRegistry, registry_for
 from awaken_ext_skills.skill import Skill
 from awaken_ext_skills.state import ActivateSkill, SkillStateKey
 
@@ -71,7 +71,7 @@ async def _guarded(
 class SkillActivateTool(Tool):
     """``skill``: activate a skill; its instructions are injected from the next inference on."""
 
-    def __init__(self, registry: SkillRegistry) -> None:
+    def __init__(self, registry: RegistrySource) -> None:
         self._registry = registry
 
     def descriptor(self) -> ToolDescriptor:
@@ -94,7 +94,7 @@ class SkillActivateTool(Tool):
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult | ToolOutput:
         async def body() -> ToolOutput:
-            skill = _lookup(self._registry, args)
+            skill = _lookup(registry_for(self._registry, ctx.agent_spec), args)
             arguments = args.get("arguments")
             if arguments is None:
                 arguments = args.get("args")
@@ -114,7 +114,7 @@ class SkillActivateTool(Tool):
 class LoadSkillResourceTool(Tool):
     """``load_skill_resource``: read a file under ``references/`` or ``assets/``."""
 
-    def __init__(self, registry: SkillRegistry) -> None:
+    def __init__(self, registry: RegistrySource) -> None:
         self._registry = registry
 
     def descriptor(self) -> ToolDescriptor:
@@ -137,7 +137,7 @@ class LoadSkillResourceTool(Tool):
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult | ToolOutput:
         async def body() -> ToolResult:
-            skill = _lookup(self._registry, args)
+            skill = _lookup(registry_for(self._registry, ctx.agent_spec), args)
             path = args.get("path")
             if not isinstance(path, str):
                 raise InvalidSkillArguments("missing 'path'")
@@ -188,7 +188,7 @@ def _resource_kind(path: str, explicit: Any) -> str:
 class SkillScriptTool(Tool):
     """``skill_script``: run a script under ``scripts/``."""
 
-    def __init__(self, registry: SkillRegistry) -> None:
+    def __init__(self, registry: RegistrySource) -> None:
         self._registry = registry
 
     def descriptor(self) -> ToolDescriptor:
@@ -210,7 +210,7 @@ class SkillScriptTool(Tool):
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult | ToolOutput:
         async def body() -> ToolResult:
-            skill = _lookup(self._registry, args)
+            skill = _lookup(registry_for(self._registry, ctx.agent_spec), args)
             script = args.get("script")
             if not isinstance(script, str):
                 raise InvalidSkillArguments("missing 'script'")

@@ -72,6 +72,8 @@ def create_app(
             yield
         finally:
             await state.mailbox.stop(float(config.shutdown.timeout_secs))
+            for close in state.closers:
+                await close()
 
     admin_token = config.effective_admin_token()
     api_auth = BearerAuth(config.effective_api_keys())

@@ -23,7 +23,8 @@ from typing import Any
 from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.storage import ProfileStore
 from awaken_contract.contract.tool import Tool
-from awaken_contract.errors import ConfigLoadError
+from awaken_contract.errors import ConfigLoadError, InvalidPluginConfig
+from awaken_contract.host import NeedsAgentRunner
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import (
     AgentSpec,
@@ -32,6 +33,7 @@ from awaken_contract.registry_spec import (
     ProviderSpec,
     parse_document,
 )
+from awaken_runtime.runtime import AgentRuntime
 from pydantic import ValidationError
 
 from awaken_server.demo import DEMO_MODEL_ID, DEMO_PROVIDER_ID, DemoLlm, demo_tools
@@ -42,6 +44,7 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "ServeSetup",
     "build_runtime",
+    "check_plugins",
     "default_system_config",
     "load_serve_file",
     "open_store",
@@ -205,7 +208,7 @@ def build_runtime(
     plugins: list[Plugin] | None = None,
     catalog: PluginCatalog | None = None,
     environ: Mapping[str, str] | None = None,
-) -> Any:
+) -> AgentRuntime:
     """An ``AgentRuntime`` for ``system`` persisting to ``store``.
 
     Providers come from ``executors`` (by provider id) or are built from their ``ProviderSpec``
@@ -229,14 +232,33 @@ def build_runtime(
     for tool_id, tool in (tools or {}).items():
         builder = builder.with_tool(tool_id, tool)
     available = (catalog or discover_plugins()).with_plugins(plugins or [])
-    available.check_agents(system.agents)
+    check_plugins(system, available)
     for plugin_id, plugin in available.plugins.items():
         builder = builder.with_plugin(plugin_id, plugin)
     builder = builder.with_thread_run_store(store)
     profiles = getattr(store, "profiles", None)
     if isinstance(profiles, ProfileStore):
         builder = builder.with_profile_store(profiles)
-    return builder.build()
+    runtime: AgentRuntime = builder.build()
+    windows = {m.id: m.context_window for m in system.models if m.context_window is not None}
+    for plugin in available.plugins.values():
+        if isinstance(plugin, NeedsAgentRunner):
+            plugin.bind_agent_runner(runtime, windows)
+    return runtime
+
+
+def check_plugins(system: AgentSystemConfig, catalog: PluginCatalog) -> None:
+    """Every agent's ``plugin_ids`` are known and its plugin sections valid (else
+    :class:`ConfigLoadError` naming the agent)."""
+    from awaken_runtime.registry import default_plugins, validate_sections
+
+    catalog.check_agents(system.agents)
+    for agent in system.agents:
+        plugins = [catalog.plugins[plugin_id] for plugin_id in agent.plugin_ids]
+        try:
+            validate_sections(agent, [*plugins, *default_plugins(agent)])
+        except InvalidPluginConfig as exc:
+            raise ConfigLoadError(f"agent {agent.id!r}: {exc}") from None
 
 
 def _genai(cls: Any, provider: ProviderSpec, environ: Mapping[str, str] | None) -> LlmExecutor:

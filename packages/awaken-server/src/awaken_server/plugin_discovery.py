@@ -20,12 +20,20 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
 from awaken_contract.errors import ConfigLoadError
+from awaken_contract.host import HostedPlugin
 from awaken_contract.plugin import Plugin
-from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.registry_spec import AgentSpec, AgentSystemConfig
 
-__all__ = ["PLUGIN_ENTRY_POINT_GROUP", "PluginCatalog", "discover_plugins"]
+__all__ = [
+    "PLUGIN_ENTRY_POINT_GROUP",
+    "PluginCatalog",
+    "describe",
+    "discover_plugins",
+    "with_plugin_capabilities",
+]
 
 PLUGIN_ENTRY_POINT_GROUP = "awaken.plugins"
 
@@ -44,6 +52,26 @@ class PluginCatalog:
         extra = {plugin.descriptor().name: plugin for plugin in plugins}
         failures = {k: v for k, v in self.failures.items() if k not in extra}
         return PluginCatalog({**self.plugins, **extra}, failures)
+
+    def hosted(self, system: AgentSystemConfig) -> list[HostedPlugin]:
+        """The plugins with host resources that an agent of ``system`` enables."""
+        used = {plugin_id for agent in system.agents for plugin_id in agent.plugin_ids}
+        return [
+            plugin
+            for plugin_id, plugin in sorted(self.plugins.items())
+            if plugin_id in used and isinstance(plugin, HostedPlugin)
+        ]
+
+    async def start(self, system: AgentSystemConfig) -> None:
+        """Start (or re-configure) the hosted plugins ``system`` uses."""
+        for plugin in self.hosted(system):
+            await plugin.start(system)
+
+    async def close(self) -> None:
+        """Close every hosted plugin."""
+        for plugin in self.plugins.values():
+            if isinstance(plugin, HostedPlugin):
+                await plugin.close()
 
     def check_agents(self, agents: Iterable[AgentSpec], *, builtin: Iterable[str] = ()) -> None:
         """Raise :class:`ConfigLoadError` naming the first agent that lists an unknown plugin id
@@ -102,3 +130,35 @@ def _load(point: EntryPoint) -> Plugin:
 def _source(point: EntryPoint) -> str:
     dist = point.dist
     return f"{dist.name} ({point.value})" if dist is not None else point.value
+
+
+def describe(catalog: PluginCatalog) -> list[dict[str, Any]]:
+    """The capabilities entries of the plugins: ``{"id", "config_schemas": [{"key", "schema"}],
+    "status"?}`` (sorted by id; the schemas are the JSON Schemas of the agent sections each
+    plugin reads; ``status`` is a hosted plugin's report, e.g. MCP server states)."""
+    entries = []
+    for plugin_id, plugin in sorted(catalog.plugins.items()):
+        entry: dict[str, Any] = {
+            "id": plugin_id,
+            "config_schemas": [
+                {"key": schema.key, "schema": schema.json_schema}
+                for schema in plugin.config_schemas()
+            ],
+        }
+        if isinstance(plugin, HostedPlugin):
+            entry["status"] = plugin.status()
+        entries.append(entry)
+    return entries
+
+
+def with_plugin_capabilities(base: dict[str, Any], catalog: PluginCatalog) -> dict[str, Any]:
+    """``base`` capabilities with the real plugins, plus the skills and tools hosted plugins
+    report (``status()["skills"]`` / ``status()["tools"]``)."""
+    plugins = describe(catalog)
+    skills = list(base.get("skills", []))
+    tools = list(base.get("tools", []))
+    for entry in plugins:
+        status = entry.get("status") or {}
+        skills.extend(status.get("skills", []))
+        tools.extend(status.get("tools", []))
+    return {**base, "plugins": plugins, "skills": skills, "tools": tools}

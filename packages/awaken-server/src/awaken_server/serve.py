@@ -13,6 +13,8 @@ import uvicorn
 from awaken_contract.errors import ConfigLoadError
 from awaken_contract.log_context import LogFormat
 from awaken_contract.log_context import configure_logging as _configure_logging
+from awaken_contract.registry_spec import AgentSystemConfig
+from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
@@ -20,6 +22,7 @@ from awaken_server.config_manager import ConfigRuntimeManager
 from awaken_server.instance import claim_instance_identity
 from awaken_server.metrics import ServerMetrics
 from awaken_server.playground import playground_routes
+from awaken_server.plugin_discovery import discover_plugins, with_plugin_capabilities
 from awaken_server.protocols import protocol_routes
 from awaken_server.security import is_loopback_host
 from awaken_server.state import AppState, ServerConfig
@@ -59,14 +62,17 @@ async def prepare_app(
 
     metrics = ServerMetrics()
     telemetry = ServerTelemetry(server.observability, metrics)
+    catalog = discover_plugins()
 
-    def factory(system: Any) -> Any:
+    async def factory(system: AgentSystemConfig) -> AgentRuntimeApi:
+        await catalog.start(system)
         return build_runtime(
             telemetry.apply(system),
             store=store,
             executors=setup.executors,
             tools=setup.tools,
             plugins=[telemetry.plugin],
+            catalog=catalog,
         )
 
     agent_ids = [a.id for a in setup.system.agents]
@@ -83,7 +89,7 @@ async def prepare_app(
         manager = ConfigRuntimeManager(config_store, factory, base=setup.system, tools=tools)
         runtime = await manager.apply()
     else:
-        runtime = factory(setup.system)
+        runtime = await factory(setup.system)
     state = AppState.build(
         runtime,
         store,
@@ -92,6 +98,12 @@ async def prepare_app(
         metrics=metrics,
         consumer_id=consumer_id,
     )
+    state.closers.append(catalog.close)
+    if manager is not None:
+        config_manager = manager
+        state.capabilities = lambda: with_plugin_capabilities(
+            config_manager.capabilities(), catalog
+        )
     app = create_app(state, extra_routes=[*protocol_routes(), *playground_routes()])
     app.add_middleware(TraceContextMiddleware)
     app.state.telemetry = telemetry

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from awaken_contract.contract.mailbox import MailboxStore
@@ -171,6 +171,8 @@ class AppState:
         self.runtime = runtime
         self.extra: dict[str, Any] = {}
         """Free slots for protocol adapters (e.g. their own replay buffers)."""
+        self.closers: list[Callable[[], Awaitable[None]]] = []
+        """Awaited at shutdown, after the mailbox stops (e.g. hosted plugins' connections)."""
 
     @property
     def runtime(self) -> AgentRuntimeApi:

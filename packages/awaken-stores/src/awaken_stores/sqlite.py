@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -122,6 +123,25 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 _TERMINAL = tuple(s.value for s in MailboxJobStatus if s.is_terminal)
 
 
+async def _use_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
+    """Switch the file to WAL unless it already is. Changing the journal mode needs a moment
+    of exclusive access and SQLite answers "database is locked" without waiting for the busy
+    timeout when another connection is writing, so that case is retried within the timeout."""
+    async with conn.execute("PRAGMA journal_mode") as cursor:
+        row = await cursor.fetchone()
+    if row is not None and str(row[0]).lower() == "wal":
+        return
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(0.02)
+
+
 class _SqliteDb:
     """The shared connection: lazily opened, migrated once, one operation at a time."""
 
@@ -141,7 +161,7 @@ class _SqliteDb:
             conn = await aiosqlite.connect(self.path, isolation_level=None)
             try:
                 await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-                await conn.execute("PRAGMA journal_mode = WAL")
+                await _use_wal(conn, self.busy_timeout_ms)
                 await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
                 await _in_thread(conn, _migrate)
             except BaseException:

@@ -7,7 +7,7 @@ True
 
 from awaken_tool_pattern.errors import PatternParseError, PatternSyntaxError
 from awaken_tool_pattern.ops import MatchOp, evaluate_op, op_precision
-from awaken_tool_pattern.parser import parse_pattern
+from awaken_tool_pattern.parser import check_pattern, parse_pattern, parse_tool_matcher
 from awaken_tool_pattern.path import (
     AnyIndexSegment,
     FieldSegment,
@@ -64,6 +64,7 @@ __all__ = [
     "ToolCallPattern",
     "ToolMatcher",
     "WildcardSegment",
+    "check_pattern",
     "compile_regex",
     "evaluate_field_condition",
     "evaluate_op",
@@ -71,6 +72,7 @@ __all__ = [
     "has_glob_chars",
     "op_precision",
     "parse_pattern",
+    "parse_tool_matcher",
     "pattern_matches",
     "primary_value",
     "render_path",

@@ -45,9 +45,33 @@ _IDENT = _ASCII_ALNUM | {"_", "-"}
 _DIGITS = frozenset("0123456789")
 
 
+def check_pattern(text: str) -> str:
+    """``text`` when it parses; else ``ValueError("invalid pattern `text`: …")`` (for config
+    validators)."""
+    try:
+        parse_pattern(text)
+    except PatternSyntaxError as exc:
+        raise ValueError(f"invalid pattern `{text}`: {exc}") from None
+    return text
+
+
 def parse_pattern(text: str) -> ToolCallPattern:
     """Parse a pattern string; raise :class:`PatternSyntaxError` pointing at the column."""
     return _Parser(text.strip()).parse()
+
+
+def parse_tool_matcher(text: str) -> ToolMatcher:
+    """Parse the tool part alone (``read_file``, ``mcp__gh__*``, ``/^read_.*$/``).
+
+    The one tool-id matching of Awaken: exact ids, globs (:func:`wildcard_match`, anchored) and
+    ``/regex/`` (unanchored search; write ``^…$`` to anchor). Raises
+    :class:`PatternSyntaxError` for an empty name, an invalid regex or trailing text.
+    """
+    parser = _Parser(text.strip())
+    matcher = parser.tool_part()
+    if parser.pos < len(parser.text):
+        raise parser.error(f"unexpected trailing: '{parser.text[parser.pos :]}'")
+    return matcher
 
 
 class _Parser:

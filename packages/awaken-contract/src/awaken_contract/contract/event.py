@@ -11,7 +11,7 @@ from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.lifecycle import TerminationKind, TerminationReason
 from awaken_contract.contract.suspension import ToolCallOutcome
-from awaken_contract.contract.tool import ToolResult
+from awaken_contract.contract.tool_result import ToolResult
 
 
 class AgentEvent(msgspec.Struct, tag_field="event_type", omit_defaults=True):

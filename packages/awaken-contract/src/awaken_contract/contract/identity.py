@@ -17,6 +17,15 @@ class RunOrigin(enum.StrEnum):
     INTERNAL = "internal"
 
 
+class RunRequestOrigin(enum.StrEnum):
+    """Who asked for the run, on the request and on its stored record (wire values are Pascal
+    case). The runtime maps it to the run identity's :class:`RunOrigin`."""
+
+    USER = "User"
+    A2A = "A2A"
+    INTERNAL = "Internal"
+
+
 class RunMode(enum.StrEnum):
     """How a run was started."""
 

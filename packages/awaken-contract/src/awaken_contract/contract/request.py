@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from awaken_contract.contract.identity import AdapterKind, RunMode
+from awaken_contract.contract.identity import AdapterKind, RunMode, RunRequestOrigin
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
@@ -15,13 +14,7 @@ if TYPE_CHECKING:
     from awaken_contract.contract.run_plan import RunPlan
     from awaken_contract.registry_spec import InferenceOverride
 
-
-class RunRequestOrigin(enum.StrEnum):
-    """Who asked for the run (wire values are Pascal case)."""
-
-    USER = "User"
-    A2A = "A2A"
-    INTERNAL = "Internal"
+__all__ = ["RunRequest", "RunRequestOrigin"]
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from awaken_contract.contract.identity import RunRequestOrigin
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, Visibility
 from awaken_contract.contract.suspension import ToolCallResume, ToolCallResumeMode, WaitingReason
@@ -228,14 +229,6 @@ class MessagePage(msgspec.Struct):
 
 
 # --------------------------------------------------------------------------- runs
-
-
-class RunRequestOrigin(enum.StrEnum):
-    """Where a run request came from."""
-
-    USER = "User"
-    A2A = "A2A"
-    INTERNAL = "Internal"
 
 
 def _user_origin() -> RunRequestOrigin:

@@ -15,13 +15,9 @@ from typing import Any, get_type_hints, overload
 
 import pydantic
 
-from awaken_contract.contract.tool import (
-    Tool,
-    ToolCallContext,
-    ToolDescriptor,
-    ToolOutput,
-    ToolResult,
-)
+from awaken_contract.contract.tool_base import Tool
+from awaken_contract.contract.tool_context import ToolCallContext
+from awaken_contract.contract.tool_result import ToolDescriptor, ToolOutput, ToolResult
 from awaken_contract.errors import InvalidArguments
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters)\s*:\s*$")

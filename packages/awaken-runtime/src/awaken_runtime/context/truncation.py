@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import msgspec
 from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.tokens import estimate_message_tokens, estimate_tools_tokens
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.plugin import (
     InferenceRequestTransform,
@@ -33,7 +34,6 @@ from awaken_contract.plugin import (
 from awaken_contract.registry_spec import ContextWindowPolicy
 
 from awaken_runtime.context.summary import summary_view
-from awaken_runtime.context.tokens import estimate_message_tokens, estimate_tools_tokens
 
 __all__ = [
     "ARTIFACT_COMPACT_THRESHOLD_TOKENS",

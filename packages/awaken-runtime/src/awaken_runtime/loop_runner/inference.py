@@ -1,4 +1,4 @@
-"""The inference phase of a step: BeforeInference → (compaction) → inference → AfterInference.
+"""The inference phase of a step: BeforeInference → inference → AfterInference.
 
 :func:`inference_phase` returns the model's :class:`StreamResult` when the step goes on to its
 tool calls (or ends naturally), else the step's end (cancelled, or terminated by a hook).
@@ -23,17 +23,9 @@ from awaken_contract.contract.message import Message
 from awaken_contract.errors import AwakenError, InferenceFailed, StateCancelled
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import apply_transforms
-from awaken_contract.registry_spec import ContextWindowPolicy
 from awaken_contract.state import MutationBatch
 
 from awaken_runtime.cancellation import RunCancelled
-from awaken_runtime.context.compaction import (
-    CompactionStateKey,
-    compact_history,
-    compaction_config,
-    custom_summarizer,
-)
-from awaken_runtime.context.summarizer import DefaultSummarizer
 from awaken_runtime.loop_runner.request import (
     effective_overrides,
     filter_tools,
@@ -82,13 +74,6 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
 
     # Inference.
     spec = run.spec
-    policy = spec.context_policy
-    if (
-        policy is not None
-        and policy.autocompact_threshold is not None
-        and not await _compact(run, policy)
-    ):
-        return run.cancelled_step()
     upstream_model, overrides = effective_overrides(
         spec, run.params.overrides, step_overrides, run.agent.upstream_model
     )
@@ -153,31 +138,6 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     if termination is not None:
         return StepOutcome.TERMINATED, termination
     return result
-
-
-async def _compact(run: LoopContext, policy: ContextWindowPolicy) -> bool:
-    """LLM compaction of the history (spec §15.3) with the agent's model; ``False`` when
-    the run was cancelled meanwhile (the history is then unchanged)."""
-    config = compaction_config(run.spec)
-    summarizer = custom_summarizer(run.env.plugins) or DefaultSummarizer(
-        run.agent.llm_executor, run.agent.upstream_model, config
-    )
-    try:
-        compacted = await run.canceller.race(
-            compact_history(run.messages, policy, config, summarizer)
-        )
-    except RunCancelled:
-        return False
-    except Exception as exc:
-        raise InferenceFailed(f"compaction failed: {exc}") from exc
-    if compacted is None:
-        return True
-    index, boundary = compacted
-    if index < run.input_message_count:
-        run.input_message_count += 1
-        run.record.input_message_count += 1
-    run.store.commit(MutationBatch().update(CompactionStateKey, boundary))
-    return True
 
 
 def _transform(run: LoopContext, request: InferenceRequest) -> None:

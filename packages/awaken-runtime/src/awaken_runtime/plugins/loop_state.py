@@ -1,7 +1,8 @@
 """``LoopStatePlugin`` (``__loop_state``): the state keys the agent loop itself keeps.
 
-Run lifecycle, tool call states (Thread scoped), context-message throttle and store, and the
-pending-work flag. Installed into every run's store before the loop starts.
+Run lifecycle, tool call states (Thread scoped), context-message throttle and store, the
+pending-work flag and the delegates' remote tasks (Thread scoped). Installed into every run's
+store before the loop starts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
 from awaken_contract.state import KeyScope, StateKeyOptions
 
 from awaken_runtime.plugins.registrar import KeyRegistration, RuntimePluginRegistrar
+from awaken_runtime.state.remote_tasks import DelegateRemoteTasksKey
 
 __all__ = ["LOOP_STATE_PLUGIN_ID", "LoopStatePlugin", "loop_state_registrations"]
 
@@ -36,6 +38,7 @@ class LoopStatePlugin(Plugin):
         registrar.register_key(ContextThrottleKey, run)
         registrar.register_key(ContextMessageStoreKey, run)
         registrar.register_key(PendingWorkKey, run)
+        registrar.register_key(DelegateRemoteTasksKey)
 
 
 _REGISTRATIONS: tuple[KeyRegistration, ...] = ()

@@ -15,7 +15,6 @@ from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolExecutionMod
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 
-from awaken_runtime.context.compaction import CompactionPlugin, compaction_config
 from awaken_runtime.context.truncation import ContextTransformPlugin
 from awaken_runtime.execution.executor import (
     SequentialToolExecutor,
@@ -151,13 +150,12 @@ class ResolvedAgent:
 
 def default_plugins(agent: ResolvedAgent | AgentSpec) -> list[Plugin]:
     """The plugins the runtime adds to every agent: the loop's action handlers and
-    ``MaxRoundsPlugin(spec.max_rounds)``; with a context policy also ``context_compaction`` and
-    ``context_transform`` (the truncation transform, registered last)."""
+    ``MaxRoundsPlugin(spec.max_rounds)``; with a context policy also ``context_transform`` (the
+    truncation transform, registered last)."""
     spec = agent.spec if isinstance(agent, ResolvedAgent) else agent
     plugins: list[Plugin] = [LoopActionHandlersPlugin(), MaxRoundsPlugin(spec.max_rounds)]
     policy = spec.context_policy
     if policy is not None:
-        plugins.append(CompactionPlugin(compaction_config(spec)))
         plugins.append(ContextTransformPlugin(policy))
     return plugins
 

@@ -54,7 +54,7 @@ __all__ = ["KNOWN_SECTIONS", "RegistryResolver", "validate_sections"]
 _log = logging.getLogger(__name__)
 
 #: Sections the runtime itself reads (never reported as unclaimed).
-KNOWN_SECTIONS = frozenset({RetryConfigKey.KEY, "compaction"})
+KNOWN_SECTIONS = frozenset({RetryConfigKey.KEY})
 
 
 def validate_sections(spec: AgentSpec, plugins: list[Plugin]) -> None:

@@ -8,7 +8,10 @@ is canceled/rejected or needs input/auth, or until ``timeout_ms`` passes. Every 
 reported as an ``a2a-task-progress`` activity; cancelling the parent run cancels the remote
 task. Within one parent run, later calls stay in the remote conversation (same
 ``contextId``) and continue a remote task that asked for input or authentication (same
-``taskId``); this memory is per process. Transport errors and non-2xx answers raise
+``taskId``). The remote task is reported as ``DelegateRunResult.remote_task``; the delegation
+tool persists it in the parent's thread state (``DelegateRemoteTasksKey``), so a parent
+resumed with a decision — in a fresh runtime sharing the store — hands the decision to the
+same remote task (:meth:`A2aBackend.resume`). Transport errors and non-2xx answers raise
 :class:`ExecutionFailed`, which the delegation tool turns into an error tool result.
 """
 
@@ -36,6 +39,7 @@ from awaken_contract.contract.content import (
 from awaken_contract.contract.event import ActivitySnapshot
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
 from awaken_contract.errors import ExecutionFailed
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import RemoteEndpoint
@@ -47,6 +51,7 @@ from awaken_runtime.extensions.delegation.types import (
     DelegateRunStatus,
     DelegateStatus,
 )
+from awaken_runtime.state.remote_tasks import RemoteTaskRef
 
 __all__ = [
     "A2A_TASK_PROGRESS",
@@ -73,15 +78,6 @@ _DONE = frozenset(
         "TASK_STATE_AUTH_REQUIRED",
     }
 )
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteTaskRef:
-    """The remote task a parent run last talked to: continued while it waits for input."""
-
-    task_id: str
-    context_id: str | None
-    last_state: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +141,27 @@ def _part(block: AnyContentBlock) -> dict[str, Any] | None:
     return None
 
 
+def decision_part(decision: ToolCallResume) -> dict[str, Any]:
+    """The A2A part answering an interrupted remote task with a parent's decision: a
+    rejection is ``{"data": {"approved": false, "reason"?}}``, a text result a text part, an
+    object result a data part, anything else ``{"data": {"approved": true, "result"?}}``."""
+    result = decision.result
+    if decision.action is ResumeDecisionAction.CANCEL:
+        data = dict(result) if isinstance(result, dict) else {}
+        data["approved"] = False
+        if decision.reason:
+            data.setdefault("reason", decision.reason)
+        return {"data": data}
+    if isinstance(result, str) and result:
+        return {"text": result}
+    if isinstance(result, dict):
+        return {"data": result}
+    data = {"approved": True}
+    if result is not None and result is not True:
+        data["result"] = result
+    return {"data": data}
+
+
 def _texts(parts: Any) -> list[str]:
     out: list[str] = []
     for part in parts or []:
@@ -200,6 +217,8 @@ def _artifacts(task: dict[str, Any]) -> list[dict[str, Any]]:
 class A2aBackend(AgentBackend):
     """Runs a delegate on a remote A2A server."""
 
+    continues_remote_tasks = True
+
     def __init__(
         self,
         agent_id: str,
@@ -216,14 +235,20 @@ class A2aBackend(AgentBackend):
         """The remote task the parent run used last (``None`` before its first call)."""
         return self._remote.get(parent_run_id)
 
-    def _remember(self, parent_run_id: str | None, task: dict[str, Any]) -> None:
-        if not parent_run_id or not isinstance(task.get("id"), str):
+    def _remember(self, parent_run_id: str | None, result: DelegateRunResult) -> None:
+        """Attach the remote task to ``result`` and keep it for the parent run."""
+        task = result.output.raw
+        if not isinstance(task, dict) or not isinstance(task.get("id"), str):
             return
         context = task.get("contextId")
         state = str((task.get("status") or {}).get("state", ""))
-        self._remote[parent_run_id] = RemoteTaskRef(
-            task["id"], context if isinstance(context, str) else None, state
+        ref = RemoteTaskRef(
+            task["id"], context if isinstance(context, str) else None, state, parent_run_id
         )
+        result.remote_task = ref
+        if not parent_run_id:
+            return
+        self._remote[parent_run_id] = ref
         self._remote.move_to_end(parent_run_id)
         while len(self._remote) > _REMEMBERED_RUNS:
             self._remote.popitem(last=False)
@@ -271,6 +296,9 @@ class A2aBackend(AgentBackend):
         ]
         if not parts:
             raise ExecutionFailed("no user message content to send")
+        return self._body(parts, previous)
+
+    def _body(self, parts: list[dict[str, Any]], previous: RemoteTaskRef | None) -> dict[str, Any]:
         configuration: dict[str, Any] = {
             "acceptedOutputModes": list(ACCEPTED_OUTPUT_MODES),
             "returnImmediately": self.config.return_immediately,
@@ -320,16 +348,46 @@ class A2aBackend(AgentBackend):
         *,
         parent_thread_id: str | None = None,
         cancellation_token: CancellationToken | None = None,
+        remote_task: RemoteTaskRef | None = None,
     ) -> DelegateRunResult:
-        previous = self._remote.get(parent_run_id) if parent_run_id else None
+        previous = remote_task
+        if previous is None and parent_run_id:
+            previous = self._remote.get(parent_run_id)
         body = self._send_body(messages, previous)
+        return await self._exchange(agent_id, body, event_sink, parent_run_id, cancellation_token)
+
+    async def resume(
+        self,
+        agent_id: str,
+        remote_task: RemoteTaskRef,
+        decision: ToolCallResume,
+        event_sink: EventSink,
+        *,
+        cancellation_token: CancellationToken | None = None,
+    ) -> DelegateRunResult:
+        """Send the parent's decision to the interrupted remote task (its ``taskId``)."""
+        if remote_task.last_state not in _INTERRUPTED:
+            raise ExecutionFailed(
+                f"remote task {remote_task.task_id} is {remote_task.last_state}, not interrupted"
+            )
+        body = self._body([decision_part(decision)], remote_task)
+        return await self._exchange(
+            agent_id, body, event_sink, remote_task.parent_run_id, cancellation_token
+        )
+
+    async def _exchange(
+        self,
+        agent_id: str,
+        body: dict[str, Any],
+        sink: EventSink,
+        parent_run_id: str | None,
+        token: CancellationToken | None,
+    ) -> DelegateRunResult:
         timeout = self.config.timeout_ms / 1000
         client = self._client or httpx.AsyncClient(timeout=httpx.Timeout(timeout))
         try:
-            result = await self._run(client, agent_id, body, event_sink, cancellation_token)
-            raw = result.output.raw
-            if isinstance(raw, dict) and "id" in raw:
-                self._remember(parent_run_id, raw)
+            result = await self._run(client, agent_id, body, sink, token)
+            self._remember(parent_run_id, result)
             return result
         finally:
             if self._client is None:

@@ -164,8 +164,9 @@ class Maintenance:
         cutoff = now_ms() - int(self.core.config.gc_ttl.total_seconds() * 1000)
         purged = await self.core.store.purge_terminal(cutoff)
         retention = self.core.config.retention
-        if retention.is_enabled and isinstance(self.core.run_store, JournaledThreadRunStore):
-            await self.core.run_store.prune(retention)
+        run_store = self.core.run_store
+        if retention.is_enabled and isinstance(run_store, JournaledThreadRunStore):
+            await run_store.prune(retention)
         for thread_id in [t for t, w in self.core.workers.items() if w.state is WorkerState.IDLE]:
             del self.core.workers[thread_id]
         self.core.hubs.purge(self.core.config.replay_buffer_ttl.total_seconds())

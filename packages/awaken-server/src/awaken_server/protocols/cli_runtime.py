@@ -28,15 +28,19 @@ async def _with_runtime(
         open_store,
         setup_from_file,
     )
+    from awaken_server.plugin_discovery import discover_plugins
 
     setup = setup_from_file(config_path) if config_path else default_system_config()
     store = open_store(store_url or "memory://")
+    catalog = discover_plugins()
     try:
+        await catalog.start(setup.system)
         runtime = build_runtime(
-            setup.system, store=store, executors=setup.executors, tools=setup.tools
+            setup.system, store=store, executors=setup.executors, tools=setup.tools, catalog=catalog
         )
         await serve(runtime)
     finally:
+        await catalog.close()
         close = getattr(store, "close", None)
         if close is not None:
             await close()

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import ClassVar
 
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity, RunOrigin
 from awaken_contract.contract.message import Message
+from awaken_contract.contract.suspension import ToolCallResume
+from awaken_contract.errors import ExecutionFailed
 from awaken_contract.ids import new_id
 
 from awaken_runtime.extensions.delegation.types import (
@@ -28,6 +31,7 @@ from awaken_runtime.loop_runner.loop import run_agent_loop
 from awaken_runtime.loop_runner.params import AgentLoopParams
 from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.resolved import AgentResolver
+from awaken_runtime.state.remote_tasks import RemoteTaskRef
 
 __all__ = ["AgentBackend", "LocalBackend"]
 
@@ -37,7 +41,14 @@ class AgentBackend(ABC):
 
     Errors that prevent the run (unknown agent, unreachable endpoint) are raised; the calling
     tool turns them into an error result.
+
+    A backend with ``continues_remote_tasks`` reports the remote task it used
+    (``DelegateRunResult.remote_task``); the tool persists it in the parent's state, passes it
+    back as ``remote_task`` on the parent run's next call, and on resume hands the parent's
+    decision to :meth:`resume`, which continues that remote task.
     """
+
+    continues_remote_tasks: ClassVar[bool] = False
 
     @abstractmethod
     async def execute(
@@ -50,8 +61,24 @@ class AgentBackend(ABC):
         *,
         parent_thread_id: str | None = None,
         cancellation_token: CancellationToken | None = None,
+        remote_task: RemoteTaskRef | None = None,
     ) -> DelegateRunResult:
-        """Run ``agent_id`` on ``messages``, sending its events to ``event_sink``."""
+        """Run ``agent_id`` on ``messages``, sending its events to ``event_sink``.
+
+        ``remote_task`` (passed only to backends with ``continues_remote_tasks``) is the remote
+        task this parent run used last."""
+
+    async def resume(
+        self,
+        agent_id: str,
+        remote_task: RemoteTaskRef,
+        decision: ToolCallResume,
+        event_sink: EventSink,
+        *,
+        cancellation_token: CancellationToken | None = None,
+    ) -> DelegateRunResult:
+        """Continue the interrupted ``remote_task`` with the parent's ``decision``."""
+        raise ExecutionFailed(f"{type(self).__name__} cannot continue remote tasks")
 
 
 class LocalBackend(AgentBackend):
@@ -70,6 +97,7 @@ class LocalBackend(AgentBackend):
         *,
         parent_thread_id: str | None = None,
         cancellation_token: CancellationToken | None = None,
+        remote_task: RemoteTaskRef | None = None,
     ) -> DelegateRunResult:
         agent = self.resolver.resolve(agent_id)
         phase = new_run_state(agent)

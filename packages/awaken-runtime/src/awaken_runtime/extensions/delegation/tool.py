@@ -4,7 +4,10 @@ The model passes ``{"prompt": "..."}``; the delegate runs through an :class:`Age
 (in-process via the resolver for local agents) and its final answer becomes the tool result:
 ``{"agent_id", "status", "response", "output", "steps"}`` with metadata ``child_run_id``.
 A delegate that ends waiting (suspended, input or auth required) makes this call pending with
-resume mode ``use_decision_as_tool_result``; failures become error results.
+resume mode ``use_decision_as_tool_result``; failures become error results. A remote backend
+that continues remote tasks (A2A) is the exception: the remote task it used is stored in the
+parent's state (``DelegateRemoteTasksKey``), the pending call is resumed by replaying it, and
+the replay hands the decision to the same remote task — also from a fresh runtime.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import contextvars
 import logging
 from typing import Any
 
+import msgspec
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.progress import ProgressStatus
 from awaken_contract.contract.suspension import (
@@ -20,10 +24,18 @@ from awaken_contract.contract.suspension import (
     ResumeDecisionAction,
     SuspendTicket,
     Suspension,
+    ToolCallResume,
     ToolCallResumeMode,
 )
-from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.contract.tool import (
+    Tool,
+    ToolCallContext,
+    ToolDescriptor,
+    ToolOutput,
+    ToolResult,
+)
 from awaken_contract.errors import AwakenError, ExecutionFailed, InvalidArguments, ResolveError
+from awaken_contract.state import StateCommand
 
 from awaken_runtime.extensions.delegation.backend import AgentBackend, LocalBackend
 from awaken_runtime.extensions.delegation.sink import (
@@ -32,6 +44,7 @@ from awaken_runtime.extensions.delegation.sink import (
 )
 from awaken_runtime.extensions.delegation.types import DelegateRunResult, DelegateStatus
 from awaken_runtime.registry.resolved import AgentResolver
+from awaken_runtime.state.remote_tasks import DelegateRemoteTasksKey, RemoteTaskRef, RemoteTasks
 
 __all__ = [
     "AGENT_TOOL_PREFIX",
@@ -92,8 +105,21 @@ class AgentTool(Tool):
         if not isinstance(args["prompt"], str):
             raise InvalidArguments("'prompt' must be a string", "prompt")
 
-    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+    def remote_task(self, ctx: ToolCallContext) -> RemoteTaskRef | None:
+        """The remote task this delegate used earlier in the current parent run (from state)."""
+        if not self.backend.continues_remote_tasks:
+            return None
+        tasks: RemoteTasks = ctx.state(DelegateRemoteTasksKey) or {}
+        ref = tasks.get(self.agent_id)
+        if ref is None or ref.parent_run_id != ctx.run_identity.run_id:
+            return None
+        return ref
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult | ToolOutput:
         resume = ctx.resume_input
+        remote = self.remote_task(ctx)
+        if resume is not None and remote is not None:
+            return await self._delegate(args, ctx, remote=remote, decision=resume)
         if resume is not None:
             if resume.action is ResumeDecisionAction.CANCEL:
                 reason = f": {resume.reason}" if resume.reason else ""
@@ -104,6 +130,19 @@ class AgentTool(Tool):
         prompt = args["prompt"].strip()
         if not prompt:
             raise InvalidArguments("prompt must not be empty", "prompt")
+        return await self._delegate(args, ctx, remote=remote, prompt=prompt)
+
+    async def _delegate(
+        self,
+        args: Any,
+        ctx: ToolCallContext,
+        *,
+        remote: RemoteTaskRef | None,
+        prompt: str | None = None,
+        decision: ToolCallResume | None = None,
+    ) -> ToolResult | ToolOutput:
+        """Run the delegate on ``prompt``, or hand ``decision`` to the interrupted ``remote``
+        task; the remote task the backend reports is written to the parent's state."""
         depth = _DEPTH.get()
         if depth >= MAX_DELEGATION_DEPTH:
             raise ExecutionFailed(
@@ -115,15 +154,23 @@ class AgentTool(Tool):
         identity = ctx.run_identity
         token = _DEPTH.set(depth + 1)
         try:
-            result = await self.backend.execute(
-                self.agent_id,
-                [Message.user(prompt)],
-                sink,
-                identity.run_id,
-                ctx.call_id,
-                parent_thread_id=identity.thread_id,
-                cancellation_token=ctx.cancellation_token,
-            )
+            if decision is not None and remote is not None:
+                result = await self.backend.resume(
+                    self.agent_id, remote, decision, sink, cancellation_token=ctx.cancellation_token
+                )
+            else:
+                # Only backends that continue remote tasks take ``remote_task``.
+                continuing = {"remote_task": remote} if self.backend.continues_remote_tasks else {}
+                result = await self.backend.execute(
+                    self.agent_id,
+                    [Message.user(prompt or "")],
+                    sink,
+                    identity.run_id,
+                    ctx.call_id,
+                    parent_thread_id=identity.thread_id,
+                    cancellation_token=ctx.cancellation_token,
+                    **continuing,
+                )
         except ResolveError as exc:
             await self._progress(ctx, ProgressStatus.FAILED, f"failed: {exc}")
             raise ExecutionFailed(f"cannot resolve delegate '{self.agent_id}': {exc}") from exc
@@ -132,7 +179,14 @@ class AgentTool(Tool):
             return ToolResult.error(self.tool_id, f"delegation to {self.agent_id} failed: {exc}")
         finally:
             _DEPTH.reset(token)
-        return await self._to_tool_result(result, args, ctx)
+        tool_result = await self._to_tool_result(result, args, ctx)
+        ref = result.remote_task
+        if ref is None or not self.backend.continues_remote_tasks:
+            return tool_result
+        if ref.parent_run_id != identity.run_id:
+            ref = msgspec.structs.replace(ref, parent_run_id=identity.run_id)
+        command = StateCommand().update(DelegateRemoteTasksKey, (self.agent_id, ref))
+        return ToolOutput.with_command(tool_result, command)
 
     async def _progress(self, ctx: ToolCallContext, status: ProgressStatus, what: str) -> None:
         await ctx.report_progress(status, f"delegation to {self.agent_id} {what}")
@@ -191,7 +245,11 @@ class AgentTool(Tool):
                 },
             ),
             pending=PendingToolCall(id=ctx.call_id, name=self.tool_id, arguments=args),
-            resume_mode=ToolCallResumeMode.USE_DECISION_AS_TOOL_RESULT,
+            resume_mode=(
+                ToolCallResumeMode.REPLAY_TOOL_CALL
+                if result.remote_task is not None and self.backend.continues_remote_tasks
+                else ToolCallResumeMode.USE_DECISION_AS_TOOL_RESULT
+            ),
         )
         pending = ToolResult.suspended_with(self.tool_id, message, ticket)
         pending.data = result.tool_data()

@@ -8,6 +8,8 @@ from typing import Any
 import msgspec
 from awaken_contract.contract.lifecycle import TerminationKind, TerminationReason
 
+from awaken_runtime.state.remote_tasks import RemoteTaskRef
+
 __all__ = ["DelegateOutput", "DelegateRunResult", "DelegateRunStatus", "DelegateStatus"]
 
 
@@ -89,6 +91,8 @@ class DelegateRunResult(msgspec.Struct, kw_only=True):
     steps: int = 0
     run_id: str | None = None
     termination: TerminationReason | None = None
+    remote_task: RemoteTaskRef | None = None
+    """The remote task a remote backend used (persisted by the delegation tool)."""
 
     def tool_data(self) -> dict[str, Any]:
         """The tool result data the parent model sees."""

@@ -43,18 +43,25 @@ def request_origin(request: Request) -> str:
 def build_card(
     agent_id: str, origin: str, *, tenant: bool = False, extended_card: bool = False
 ) -> AgentCard:
-    """The card of ``agent_id``; tenant cards point at ``/v1/a2a/<agent_id>``."""
+    """The card of ``agent_id``: the JSON-RPC interface (``POST /v1/a2a``, preferred) and the
+    HTTP+JSON one; tenant cards name the agent as ``tenant`` (HTTP+JSON: ``/v1/a2a/<agent_id>``)."""
     url = f"{origin}/v1/a2a" + (f"/{agent_id}" if tenant else "")
     card = AgentCard(
         name=agent_id,
         description=f"Awaken AI agent '{agent_id}'",
         supported_interfaces=[
             AgentInterface(
+                url=f"{origin}/v1/a2a",
+                protocol_binding="JSONRPC",
+                protocol_version=A2A_PROTOCOL_VERSION,
+                tenant=agent_id if tenant else None,
+            ),
+            AgentInterface(
                 url=url,
                 protocol_binding="HTTP+JSON",
                 protocol_version=A2A_PROTOCOL_VERSION,
                 tenant=agent_id if tenant else None,
-            )
+            ),
         ],
         provider=AgentProvider(organization="Awaken", url=origin),
         version=_server_version(),

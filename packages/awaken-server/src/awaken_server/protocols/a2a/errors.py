@@ -1,20 +1,50 @@
-"""A2A errors in the ``google.rpc.Status`` envelope of the HTTP+JSON binding.
+"""A2A errors: the ``google.rpc.Status`` envelope of the HTTP+JSON binding and the error
+object of the JSON-RPC binding.
 
 Codes follow the A2A v1.0 specification's error mapping (§5.4): e.g. task not found → 404
-``TASK_NOT_FOUND``, not cancelable → 409, unsupported operation → 400 ``FAILED_PRECONDITION``.
+``TASK_NOT_FOUND`` / JSON-RPC ``-32001``, not cancelable → 409 / ``-32002``, unsupported
+operation → 400 ``FAILED_PRECONDITION`` / ``-32004``, invalid arguments → 400 / ``-32602``.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from starlette.responses import JSONResponse
 
 from awaken_server.protocols.a2a.wire import A2A_PROTOCOL_VERSION
 
-__all__ = ["DOMAIN", "A2aError", "FieldViolation"]
+__all__ = ["DOMAIN", "RPC_CODES", "A2aError", "FieldViolation", "JsonRpcCode"]
 
 DOMAIN = "a2a-protocol.org"
+
+
+class JsonRpcCode(enum.IntEnum):
+    """JSON-RPC 2.0 and A2A v1.0 error codes."""
+
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    TASK_NOT_FOUND = -32001
+    TASK_NOT_CANCELABLE = -32002
+    PUSH_NOTIFICATION_NOT_SUPPORTED = -32003
+    UNSUPPORTED_OPERATION = -32004
+    CONTENT_TYPE_NOT_SUPPORTED = -32005
+    INVALID_AGENT_RESPONSE = -32006
+    EXTENDED_AGENT_CARD_NOT_CONFIGURED = -32007
+    EXTENSION_SUPPORT_REQUIRED = -32008
+    VERSION_NOT_SUPPORTED = -32009
+
+
+RPC_CODES = {
+    code.name: code
+    for code in JsonRpcCode
+    if code.value > -32100  # the A2A-specific codes, keyed by their ErrorInfo reason
+}
+"""JSON-RPC code of each A2A ``ErrorInfo.reason``."""
 
 FieldViolation = tuple[str, str]
 """``(field, description)`` of one invalid request field."""
@@ -46,6 +76,36 @@ class A2aError(Exception):
     def response(self) -> JSONResponse:
         """The HTTP response."""
         return JSONResponse(self.body(), status_code=self.code)
+
+    def reason_name(self) -> str | None:
+        """The A2A reason of the ``ErrorInfo`` detail (``None`` for plain errors)."""
+        for detail in self.details:
+            if detail.get("@type", "").endswith("google.rpc.ErrorInfo"):
+                reason = detail.get("reason")
+                return reason if isinstance(reason, str) else None
+        return None
+
+    def rpc_code(self) -> JsonRpcCode:
+        """The JSON-RPC code: by A2A reason, else invalid params (4xx) or internal (5xx)."""
+        reason = self.reason_name()
+        if reason == "UNSUPPORTED_OPERATION" and self.status == "UNIMPLEMENTED":
+            return JsonRpcCode.EXTENDED_AGENT_CARD_NOT_CONFIGURED
+        if reason in RPC_CODES:
+            return RPC_CODES[reason]
+        return JsonRpcCode.INTERNAL_ERROR if self.code >= 500 else JsonRpcCode.INVALID_PARAMS
+
+    def rpc_error(self) -> dict[str, Any]:
+        """The JSON-RPC error object; ``data`` carries the same typed details."""
+        violations = [
+            f"{v.get('field')}: {v.get('description')}"
+            for d in self.details
+            for v in d.get("fieldViolations", [])
+        ]
+        message = f"{self.message}: {'; '.join(violations)}" if violations else self.message
+        error: dict[str, Any] = {"code": int(self.rpc_code()), "message": message}
+        if self.details:
+            error["data"] = self.details
+        return error
 
     # ------------------------------------------------------------------ constructors
     @classmethod

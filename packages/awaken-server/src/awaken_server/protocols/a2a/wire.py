@@ -1,4 +1,4 @@
-"""A2A v1.0 wire types (HTTP+JSON binding): camelCase JSON, proto-style enum names.
+"""A2A v1.0 wire types (HTTP+JSON and JSON-RPC bindings): camelCase JSON, proto-style enum names.
 
 Requests are decoded leniently (unknown fields ignored, as ProtoJSON parsers do); responses
 omit absent and empty fields. Shapes follow the official A2A v1.0 specification.
@@ -21,15 +21,22 @@ __all__ = [
     "AgentSkill",
     "Artifact",
     "AuthenticationInfo",
+    "CancelTaskRequest",
+    "GetExtendedAgentCardRequest",
+    "GetTaskRequest",
+    "ListTaskPushNotificationConfigsRequest",
     "ListTaskPushNotificationConfigsResponse",
+    "ListTasksRequest",
     "ListTasksResponse",
     "Part",
     "PushNotificationConfig",
     "SendMessageConfiguration",
     "SendMessageRequest",
     "StreamResponse",
+    "SubscribeToTaskRequest",
     "Task",
     "TaskArtifactUpdateEvent",
+    "TaskPushNotificationConfigRequest",
     "TaskState",
     "TaskStatus",
     "TaskStatusUpdateEvent",
@@ -199,6 +206,64 @@ class SendMessageRequest(_Wire):
     agent_id: str | None = None
     configuration: SendMessageConfiguration | None = None
     metadata: dict[str, Any] | None = None
+
+
+class GetTaskRequest(_Wire):
+    """Params of ``GetTask`` (JSON-RPC; HTTP+JSON puts them in the path and query)."""
+
+    id: str = ""
+    history_length: int | None = None
+    tenant: str | None = None
+
+
+class CancelTaskRequest(_Wire):
+    """Params of ``CancelTask``."""
+
+    id: str = ""
+    tenant: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class SubscribeToTaskRequest(_Wire):
+    """Params of ``SubscribeToTask``."""
+
+    id: str = ""
+    tenant: str | None = None
+
+
+class ListTasksRequest(_Wire):
+    """Params of ``ListTasks`` (``status`` by wire name or short alias; offset page tokens)."""
+
+    context_id: str | None = None
+    status: str | None = None
+    page_size: int | None = None
+    page_token: str | None = None
+    history_length: int | None = None
+    include_artifacts: bool | None = None
+    tenant: str | None = None
+
+
+class TaskPushNotificationConfigRequest(_Wire):
+    """Params of ``GetTaskPushNotificationConfig`` / ``DeleteTaskPushNotificationConfig``."""
+
+    task_id: str = ""
+    id: str = ""
+    tenant: str | None = None
+
+
+class ListTaskPushNotificationConfigsRequest(_Wire):
+    """Params of ``ListTaskPushNotificationConfigs``."""
+
+    task_id: str = ""
+    page_size: int | None = None
+    page_token: str | None = None
+    tenant: str | None = None
+
+
+class GetExtendedAgentCardRequest(_Wire):
+    """Params of ``GetExtendedAgentCard``."""
+
+    tenant: str | None = None
 
 
 class ListTasksResponse(msgspec.Struct, rename="camel"):

@@ -1,4 +1,4 @@
-"""Cheap token estimates (about 4 UTF-8 bytes per token) used by the context window logic.
+"""Cheap token estimates (about 4 UTF-8 bytes per token) for context window decisions.
 
 * message: ``4 + (text bytes + thinking bytes + tool-call bytes + 50 per other block) // 4``;
 * tool descriptor: ``(name + description + compact JSON schema bytes) // 4 + 10``.

@@ -1,0 +1,276 @@
+"""The hooks a plugin implements and what they receive: ``PhaseContext``, ``PhaseHook``,
+``ToolGateHook``, request transforms, plus the plugin descriptor and config schema.
+
+Hooks are pure: they read a frozen :class:`PhaseContext` and return a ``StateCommand``; the
+runtime may re-run a hook when its writes conflict with another hook's.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
+
+from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.model import Phase
+from awaken_contract.profile import ProfileAccess
+from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.state import KeyOf, Snapshot, StateMap
+
+if TYPE_CHECKING:
+    from awaken_contract.actions import ToolInterceptPayload
+    from awaken_contract.contract.cancellation import CancellationToken
+    from awaken_contract.contract.inference import StreamResult
+    from awaken_contract.contract.lifecycle import TerminationReason
+    from awaken_contract.contract.message import Message
+    from awaken_contract.contract.storage import ProfileStore
+    from awaken_contract.contract.suspension import ToolCallResume
+    from awaken_contract.contract.tool import ToolDescriptor, ToolResult
+    from awaken_contract.errors import AwakenError
+    from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
+    from awaken_contract.state import (
+        StateCommand,
+    )
+
+__all__ = [
+    "ConfigSchema",
+    "InferenceRequestTransform",
+    "PhaseContext",
+    "PhaseHook",
+    "PhaseHookFn",
+    "PluginDescriptor",
+    "ToolGateHook",
+    "ToolKind",
+    "TransformOutput",
+    "apply_transforms",
+]
+
+V = TypeVar("V")
+
+
+class ToolKind(enum.StrEnum):
+    """Coarse kind of a tool, inferred from its name (used by policies and UIs)."""
+
+    EXECUTE = "execute"
+    READ = "read"
+    EDIT = "edit"
+    SEARCH = "search"
+    OTHER = "other"
+
+    @classmethod
+    def infer(cls, tool_name: str) -> ToolKind:
+        """Infer from the lowercase name by substring; first match wins (edit, search, read,
+        execute), else ``OTHER`` (memoised: it runs before every tool call)."""
+        return _infer_kind(tool_name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _infer_kind(tool_name: str) -> ToolKind:
+    name = tool_name.lower()
+    for kind, needles in _KIND_NEEDLES:
+        if any(n in name for n in needles):
+            return kind
+    return ToolKind.OTHER
+
+
+_KIND_NEEDLES: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
+    (
+        ToolKind.EDIT,
+        (
+            "edit",
+            "write",
+            "patch",
+            "apply_patch",
+            "replace",
+            "create",
+            "delete",
+            "remove",
+            "move",
+            "rename",
+        ),
+    ),
+    (ToolKind.SEARCH, ("search", "grep", "find", "rg")),
+    (
+        ToolKind.READ,
+        ("read", "cat", "view", "open", "list", "ls", "glob", "fetch", "http", "curl"),
+    ),
+    (ToolKind.EXECUTE, ("bash", "shell", "exec", "execute", "run", "command", "terminal")),
+)
+
+
+class PluginDescriptor(msgspec.Struct, frozen=True):
+    """A plugin's identity; ``name`` is the id used by ``active_hook_filter``."""
+
+    name: str
+
+
+class ConfigSchema(msgspec.Struct, frozen=True):
+    """A JSON Schema validated against ``AgentSpec.sections[key]`` at resolve time."""
+
+    key: str
+    json_schema: dict[str, Any]
+
+    @classmethod
+    def for_key(cls, config_key: type[PluginConfigKey[Any]]) -> ConfigSchema:
+        """The schema of a typed config section."""
+        return cls(config_key.KEY, config_key.json_schema())
+
+
+# --------------------------------------------------------------------------- PhaseContext
+
+
+class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a hook sees: the phase, a frozen snapshot, the active agent spec, the run
+    identity, the messages, and — depending on the phase — the inference response or the tool
+    call (name, id, arguments, kind, result, resume input).
+
+    ``AFTER_INFERENCE`` also carries the upstream model, provider id and duration of the
+    inference and, when it failed, ``inference_error`` (then ``llm_response`` is ``None``);
+    ``RUN_END`` carries the ``termination`` (``suspended`` when the run parks).
+
+    ``tools`` are the descriptors the agent offers the model this run (before per-step
+    filters); ``profile`` gives typed access to the runtime's profile store, scoped to the
+    active agent."""
+
+    phase: Phase
+    snapshot: Snapshot
+    agent_spec: AgentSpec
+    run_identity: RunIdentity
+    messages: Sequence[Message] = ()
+    cancellation_token: CancellationToken | None = None
+    llm_response: StreamResult | None = None
+    inference_cost: float | None = None
+    """AfterInference: what the inference cost (``ModelSpec.cost``; ``None`` without prices)."""
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    tool_args: Any = None
+    tool_kind: ToolKind | None = None
+    tool_result: ToolResult | None = None
+    resume_input: ToolCallResume | None = None
+    suspension_id: str | None = None
+    suspension_reason: str | None = None
+    inference_model: str | None = None
+    inference_provider: str | None = None
+    inference_duration_ms: int | None = None
+    inference_error: AwakenError | None = None
+    termination: TerminationReason | None = None
+    profile_store: ProfileStore | None = None
+    tools: Sequence[ToolDescriptor] = ()
+
+    @classmethod
+    def test_default(cls, phase: Phase = Phase.RUN_START) -> PhaseContext:
+        """A context with an empty snapshot, a default spec and a test identity."""
+        return cls(
+            phase=phase,
+            snapshot=Snapshot(0, StateMap()),
+            agent_spec=AgentSpec("default"),
+            run_identity=RunIdentity.for_test(),
+        )
+
+    def state(self, key: type[KeyOf[V]]) -> V | None:
+        """The snapshot's value of ``key`` or ``None`` when absent."""
+        return self.snapshot.get(key)
+
+    def with_snapshot(self, snapshot: Snapshot) -> PhaseContext:
+        """The same context over another snapshot."""
+        return msgspec.structs.replace(self, snapshot=snapshot)
+
+    def with_phase(self, phase: Phase) -> PhaseContext:
+        """The same context for another phase."""
+        return msgspec.structs.replace(self, phase=phase)
+
+    def replace(self, **changes: Any) -> PhaseContext:
+        """A copy with some fields changed."""
+        return msgspec.structs.replace(self, **changes)
+
+    @property
+    def profile(self) -> ProfileAccess | None:
+        """Profile entries of the active agent (``None`` without a profile store)."""
+        if self.profile_store is None:
+            return None
+        return ProfileAccess.for_agent(self.profile_store, self.agent_spec.id)
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True when the run's cancellation token is cancelled."""
+        token = self.cancellation_token
+        return token is not None and token.is_cancelled
+
+
+# --------------------------------------------------------------------------- hooks & transforms
+
+
+class PhaseHook(ABC):
+    """Runs at a phase; reads the context, returns the state changes it wants.
+
+    Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function.
+    """
+
+    @abstractmethod
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        """Return a command (an empty one when there is nothing to do)."""
+
+    @staticmethod
+    def of(hook: PhaseHook | PhaseHookFn) -> PhaseHook:
+        """``hook`` itself, or a function wrapped into a :class:`PhaseHook`."""
+        return hook if isinstance(hook, PhaseHook) else _FnPhaseHook(hook)
+
+
+PhaseHookFn = Callable[[PhaseContext], Awaitable["StateCommand"]]
+
+
+class _FnPhaseHook(PhaseHook):
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: PhaseHookFn) -> None:
+        self._fn = fn
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        return await self._fn(ctx)
+
+    def __repr__(self) -> str:
+        return f"PhaseHook.of({getattr(self._fn, '__qualname__', self._fn)!r})"
+
+
+class ToolGateHook(ABC):
+    """Runs before a tool call executes; may block it, suspend it or supply its result."""
+
+    @abstractmethod
+    async def run(self, ctx: PhaseContext) -> ToolInterceptPayload | None:
+        """``None`` lets the call proceed."""
+
+
+class TransformOutput(msgspec.Struct):
+    """A transform's result; ``tools=None`` keeps the tool list unchanged."""
+
+    messages: list[Message]
+    tools: list[ToolDescriptor] | None = None
+
+
+class InferenceRequestTransform(ABC):
+    """A synchronous, pure rewrite of the message list (and optionally tools) before inference.
+
+    Transforms run in registration order, each receiving the previous one's output.
+    """
+
+    @abstractmethod
+    def transform(self, messages: list[Message], tools: list[ToolDescriptor]) -> TransformOutput:
+        """Return the rewritten request."""
+
+
+def apply_transforms(
+    messages: list[Message],
+    tools: list[ToolDescriptor],
+    transforms: Sequence[InferenceRequestTransform],
+) -> tuple[list[Message], list[ToolDescriptor]]:
+    """Apply ``transforms`` in order to ``(messages, tools)``."""
+    for transform in transforms:
+        out = transform.transform(messages, tools)
+        messages = out.messages
+        if out.tools is not None:
+            tools = out.tools
+    return messages, tools
