@@ -102,6 +102,9 @@ async def _run(run: LoopContext) -> AgentRunResult:
 
 async def _run_body(run: LoopContext) -> TerminationReason:
     """The loop proper; ``suspended`` when the run stays parked without waiting."""
+    # The attempt is durable from its start: thread, input messages and a ``running`` record
+    # (so the thread, runs/active and the history answer truthfully during the first step).
+    await run.checkpoint()
     await run.pipeline.replay_resumed()
     try:
         await run.run_phase(Phase.RUN_START)
