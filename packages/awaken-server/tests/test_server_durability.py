@@ -373,6 +373,17 @@ async def _journal(store_url: str, run_id: str) -> list[Any]:
     return [entry.record for entry in await _journal_entries(store_url, run_id)]
 
 
+async def _run_status(store_url: str, run_id: str) -> str | None:
+    from awaken_server.bootstrap import open_store
+
+    store = open_store(store_url)
+    try:
+        run = await store.load_run(run_id)
+        return None if run is None else str(run.status)
+    finally:
+        await store.close()
+
+
 async def _journal_entries(store_url: str, run_id: str) -> list[Any]:
     from awaken_server.bootstrap import open_store
 
@@ -418,8 +429,8 @@ async def _submit(c: httpx.AsyncClient, tid: str, trial: Trial) -> tuple[str, as
 
 async def _kill_point(server: ServeProcess, store_url: str, run_id: str, trial: Trial) -> None:
     async def reached() -> bool:
-        if trial.kill_at == "inference":  # the demo model "thinks" 3 s after the job starts
-            return bool(server.job_starts())
+        if trial.kill_at == "inference":  # the demo model "thinks" 3 s after the attempt starts
+            return bool(server.job_starts()) and await _run_status(store_url, run_id) == "running"
         records = await _journal(store_url, run_id)
         kind = "tool_started" if trial.kill_at == "tool" else "tool_finished"
         return any(kind_of(r) == kind for r in records)
@@ -436,6 +447,10 @@ async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str
             tid = (await c.post("/v1/threads", json={"title": "crash"})).json()["id"]
             run_id, reader = await _submit(c, tid, trial)
             await _kill_point(first, store_url, run_id, trial)
+            # Mid-run (the first inference included) the thread and its active run answer.
+            assert (await c.get(f"/v1/threads/{tid}")).status_code == 200
+            active = (await c.get(f"/v1/threads/{tid}/runs/active")).json()["active_run"]
+            assert active is not None and active["run_id"] == run_id
     finally:
         first.kill()  # SIGKILL at the kill point: no shutdown, the claim is left behind
         if reader is not None:
