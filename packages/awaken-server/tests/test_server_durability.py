@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from awaken_contract.contract.journal import kind_of
+from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_runtime.testing import wait_until
 
 CONFIG = """
@@ -46,12 +48,19 @@ def _free_port() -> int:
 class ServeProcess:
     """``awaken serve`` in a subprocess with its log in a file."""
 
-    def __init__(self, tmp: Path, store_url: str | None, name: str, config: bool = True) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        store_url: str | None,
+        name: str,
+        config: bool = True,
+        config_text: str = CONFIG,
+    ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         args = ["serve", "--port", str(self.port)]
         if config:
-            (tmp / "awaken.yaml").write_text(CONFIG)
+            (tmp / "awaken.yaml").write_text(config_text)
             args += ["--config", str(tmp / "awaken.yaml")]
         if store_url:
             args += ["--store", store_url]
@@ -341,6 +350,108 @@ async def test_decision_after_a_crash_while_waiting_for_a_human(tmp_path: Path) 
             assert [j["status"] for j in jobs] == ["Accepted", "Accepted"]
     finally:
         second.stop()
+
+
+PARK_LEASE_MS = 3_600_000
+PARK_CONFIG = f"""
+server:
+  mailbox:
+    lease_ms: 2000
+    suspended_lease_ms: {PARK_LEASE_MS}
+    lease_renewal_interval: 600
+    sweep_interval: 0.3
+"""
+
+
+async def test_a_parked_run_holds_the_suspended_lease_from_the_moment_it_parks(
+    tmp_path: Path,
+) -> None:
+    """Killed right after parking, the job is not reclaimed before its suspended lease ends.
+
+    The renewal interval is longer than the running lease, so only the switch to the suspended
+    lease at the moment of parking can keep the job from expiring with the running lease.
+    """
+    from awaken_stores import SqliteStore
+
+    db = tmp_path / "park.db"
+    server = ServeProcess(tmp_path, f"sqlite:///{db}", "park", config_text=PARK_CONFIG)
+    try:
+        await server.ready()
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as c:
+            body = {"agentId": "assistant", "messages": [{"role": "user", "content": "approve"}]}
+            async with c.stream("POST", "/v1/runs", json=body) as r:
+                lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+        finish = json.loads(lines[-1][6:])
+        assert finish["termination"] == {"type": "suspended"}
+    finally:
+        server.kill()  # right after the run parked: no renewal has happened
+    killed_at = int(time.time() * 1000)
+    async with SqliteStore(db) as store:
+        jobs = await store.mailbox.list(finish["thread_id"], None, 10, 0)
+        assert [j.status for j in jobs] == [MailboxJobStatus.CLAIMED]
+        job = jobs[0]
+        assert job.lease_until is not None
+        # past the running lease (2 s after the kill) the job is still held ...
+        assert await store.mailbox.reclaim_expired_leases(killed_at + 2_000 + 1, 10) == []
+        # ... and once the suspended lease has run out, a sweep reclaims it
+        reclaimed = await store.mailbox.reclaim_expired_leases(job.lease_until + 1, 10)
+        assert [j.job_id for j in reclaimed] == [job.job_id]
+
+
+SYNC_CONFIG = """
+server:
+  config_sync:
+    poll_interval: 3600
+"""
+
+
+@pytest.mark.postgres
+async def test_config_written_on_one_instance_is_served_by_another(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    """Two ``awaken serve`` processes on one PostgreSQL: an agent POSTed to A is served by B.
+
+    The digest poll is an hour, so only the LISTEN/NOTIFY subscription can carry the change.
+    """
+    dsn = await _fresh_database(postgres_dsn, "awaken_config_sync")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = ServeProcess(tmp_path / "a", dsn, "a", config_text=SYNC_CONFIG)
+    b = ServeProcess(tmp_path / "b", dsn, "b", config_text=SYNC_CONFIG)
+    try:
+        await a.ready()
+        await b.ready()
+        async with (
+            httpx.AsyncClient(base_url=a.url, timeout=30) as ca,
+            httpx.AsyncClient(base_url=b.url, timeout=30) as cb,
+        ):
+            assert (await cb.get("/v1/agents/helper")).status_code == 404
+            agent = {"id": "helper", "model_id": "demo", "system_prompt": "Help."}
+            assert (await ca.post("/v1/config/agents", json=agent)).status_code == 201
+
+            body = {"agentId": "helper", "messages": [{"role": "user", "content": "hello"}]}
+
+            async def b_runs_helper() -> bool:
+                # /v1/agents reads the store; a run needs B's runtime to know the agent
+                async with cb.stream("POST", "/v1/runs", json=body) as r:
+                    if r.status_code == 404:
+                        return False
+                    assert r.status_code == 200, (r.status_code, await r.aread())
+                    lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
+                assert json.loads(lines[-1][6:])["termination"] == {"type": "natural_end"}
+                return True
+
+            await _poll(b_runs_helper, limit_secs=30)
+            assert (await ca.delete("/v1/config/agents/helper")).status_code == 204
+
+            async def gone_from_b() -> bool:
+                return (await cb.post("/v1/runs", json=body)).status_code == 404
+
+            await _poll(gone_from_b, limit_secs=30)
+        assert "config change applied" in b.log()
+    finally:
+        a.stop()
+        b.stop()
 
 
 # --------------------------------------------------------------------- crash-safe resume

@@ -23,6 +23,7 @@ from awaken.plugin import PhaseContext, PluginDescriptor, PluginRegistrar
 from awaken.state import StateCommand
 from awaken.testing import ScriptedLlm, text_step, tool_call_step
 from awaken_runtime.engine import GenaiExecutor
+from pydantic import BaseModel
 
 
 @tool
@@ -176,3 +177,43 @@ async def test_the_canonical_builder_imports_still_work() -> None:
     )
     result = await runtime.run(RunRequest("t", []).with_agent_id("assistant"))
     assert result.response == "hi"
+
+
+# ---------------------------------------------------------------- structured output
+
+
+class Forecast(BaseModel):
+    """A forecast."""
+
+    city: str
+    sunny: bool
+
+
+async def test_output_type_returns_the_validated_model_instance() -> None:
+    llm = ScriptedLlm(
+        [
+            tool_call_step("c1", "get_weather", {"city": "Tokyo"}),
+            tool_call_step("f1", "final_result", {"city": "Tokyo", "sunny": "maybe"}),
+            tool_call_step("f2", "final_result", {"city": "Tokyo", "sunny": True}),
+        ]
+    )
+    agent = Agent(llm, tools=[get_weather], output_type=Forecast)
+    result = await agent.run("Weather in Tokyo?")
+    assert result.is_success
+    assert result.output == Forecast(city="Tokyo", sunny=True)
+    assert result.response == '{"city":"Tokyo","sunny":true}'
+    assert [t.id for t in llm.requests[0].tools] == ["get_weather", "final_result"]
+    retry = next(m for m in result.messages if m.role is Role.TOOL and m.tool_call_id == "f1")
+    assert "sunny: Input should be a valid boolean" in retry.text()
+
+
+def test_output_type_accepts_a_json_schema_and_bounds_retries() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    ok = Agent(ScriptedLlm([text_step('{"n": 3}')]), output_type=schema).run_sync("n?")
+    assert ok.output == {"n": 3}
+    bad = Agent(
+        ScriptedLlm([text_step("no"), text_step("no")]), output_type=schema, output_retries=1
+    )
+    failed = bad.run_sync("n?")
+    assert failed.termination.type.value == "error" and failed.output is None
+    assert "structured output invalid after 2 attempt(s)" in str(failed.termination.value)

@@ -287,6 +287,14 @@ class InvalidPluginConfig(ResolveError):
         super().__init__(f'invalid config for plugin {plugin}: section "{key}" — {message}')
 
 
+class InvalidOutputSchema(ResolveError):
+    """An agent's ``output_schema`` is not a valid JSON Schema."""
+
+    def __init__(self, agent_id: str, message: str) -> None:
+        self.agent_id, self.message = agent_id, message
+        super().__init__(f"agent '{agent_id}': output_schema is an invalid JSON Schema: {message}")
+
+
 class UnsupportedRemoteBackend(ResolveError):
     def __init__(self, agent_id: str, backend: str) -> None:
         self.agent_id, self.backend = agent_id, backend
@@ -471,6 +479,16 @@ class PhaseError(AgentLoopError):
     def __init__(self, error: StateError) -> None:
         self.error = error
         super().__init__(f"phase error: {error}")
+
+
+class OutputValidationFailed(AgentLoopError):
+    """The model's final answer still did not match the agent's output schema after the
+    configured retries (``output_schema.max_retries``)."""
+
+    def __init__(self, attempts: int, message: str) -> None:
+        self.attempts = attempts
+        self.message = message
+        super().__init__(f"structured output invalid after {attempts} attempt(s): {message}")
 
 
 class InvalidResume(AgentLoopError):

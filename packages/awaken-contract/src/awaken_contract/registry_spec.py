@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import math
+from collections.abc import Mapping
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Self, TypeVar
@@ -32,6 +33,7 @@ from pydantic import (
 )
 
 from awaken_contract.errors import ConfigLoadError, KeyDecode, KeyEncode
+from awaken_contract.output_schema import DEFAULT_OUTPUT_RETRIES, OutputSchema
 from awaken_contract.secrets import Secret, SecretMap
 
 if TYPE_CHECKING:
@@ -635,6 +637,7 @@ class AgentSpec(_Document):
     delegates: list[str] = Field(default_factory=list)
     sections: dict[str, Any] = Field(default_factory=dict)
     registry: str | None = None
+    output_schema: OutputSchema | None = None
 
     if TYPE_CHECKING:
 
@@ -665,7 +668,7 @@ class AgentSpec(_Document):
     @model_serializer(mode="wrap")
     def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in ("context_policy", "reasoning_effort", "endpoint", "registry"):
+        for key in ("context_policy", "reasoning_effort", "endpoint", "registry", "output_schema"):
             if data.get(key) is None:
                 data.pop(key, None)
         for key in ("active_hook_filter", "delegates", "sections"):
@@ -749,6 +752,19 @@ class AgentSpec(_Document):
     def with_registry(self, registry: str) -> AgentSpec:
         """Record the registry this spec was sourced from."""
         return self._with(registry=registry)
+
+    def with_output_schema(
+        self,
+        schema: type[BaseModel] | Mapping[str, Any] | OutputSchema,
+        *,
+        name: str | None = None,
+        strict: bool | None = None,
+        max_retries: int = DEFAULT_OUTPUT_RETRIES,
+    ) -> AgentSpec:
+        """Ask for the final answer in this shape (a pydantic model class or a JSON Schema);
+        the run returns it validated as ``result.output``."""
+        output = OutputSchema.of(schema, name=name, strict=strict, max_retries=max_retries)
+        return self._with(output_schema=output)
 
     def with_section(self, key: str, value: Any) -> AgentSpec:
         """Set a raw (JSON) config section."""

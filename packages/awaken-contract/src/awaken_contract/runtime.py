@@ -36,6 +36,9 @@ class AgentRunResult:
     run_id: str
     thread_id: str
     usage: TokenUsage | None = None
+    output: object | None = None
+    """The validated structured output when the agent has an ``output_schema``: an instance
+    of its pydantic model, or the decoded JSON for a plain JSON Schema."""
 
     @property
     def is_suspended(self) -> bool:

@@ -58,17 +58,36 @@ V_co = TypeVar("V_co", covariant=True)
 
 
 class KeyScope(enum.StrEnum):
-    """Lifetime of a key: ``RUN`` resets every run, ``THREAD`` survives across runs of a thread."""
+    """Lifetime and visibility of a key.
+
+    * ``RUN`` — reset at the start of every run.
+    * ``THREAD`` — survives across the runs of one thread (persisted in its run records).
+    * ``SHARED`` — one value for the whole deployment, visible to every thread and agent
+      (persisted in the profile store under the system owner).
+    * ``PROFILE`` — one value per agent, across its threads and runs (persisted in the profile
+      store under ``ProfileOwner.agent(agent_id)``).
+
+    The same key string in two scopes names two different entries.
+    """
 
     RUN = "Run"
     THREAD = "Thread"
+    SHARED = "Shared"
+    PROFILE = "Profile"
 
 
 class MergeStrategy(enum.StrEnum):
-    """How parallel writers of one key merge: ``EXCLUSIVE`` conflicts, ``COMMUTATIVE`` merges."""
+    """How writers of one key within one parallel batch merge.
+
+    * ``EXCLUSIVE`` — a second writer is a conflict (``ParallelMergeConflict``).
+    * ``COMMUTATIVE`` — every update is reduced in (order does not matter).
+    * ``DISJOINT`` — at most one writer is expected; if several write, the later one (in call
+      order) replaces the earlier (the key's ``apply`` should replace, as the default does).
+    """
 
     EXCLUSIVE = "Exclusive"
     COMMUTATIVE = "Commutative"
+    DISJOINT = "Disjoint"
 
 
 class UnknownKeyPolicy(enum.StrEnum):

@@ -21,6 +21,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from awaken_server.auth import BearerAuth
+from awaken_server.config_sync import ConfigSync
 from awaken_server.errors import ApiError, error_response
 from awaken_server.limits import GuardSettings, RequestGuard, route_matcher
 from awaken_server.routes import native_routes
@@ -66,11 +67,18 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        sync: ConfigSync | None = None
+        if state.config_manager is not None:
+            sync = ConfigSync(state.config_manager, state.publish_runtime, config.config_sync)
+            await sync.start()
+            state.extra["config_sync"] = sync
         if config.mailbox_lifecycle is MailboxLifecycle.AUTO:
             await state.mailbox.start()
         try:
             yield
         finally:
+            if sync is not None:
+                await sync.stop()
             await state.mailbox.stop(float(config.shutdown.timeout_secs))
             for close in state.closers:
                 await close()

@@ -9,9 +9,11 @@ server publishes it so the next run uses it (runs in flight keep theirs).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
 from awaken_contract.contract.storage import ConfigStore
 from awaken_contract.registry_spec import (
     AgentSpec,
@@ -44,6 +46,10 @@ _FIELDS = {
 RuntimeFactory = Callable[[AgentSystemConfig], AgentRuntimeApi | Awaitable[AgentRuntimeApi]]
 
 
+def _digest(stored: dict[str, list[tuple[str, Any]]]) -> str:
+    return hashlib.sha256(msgspec.json.encode(stored, order="sorted")).hexdigest()
+
+
 def namespace_model(namespace: str) -> type[BaseModel] | None:
     """The model of ``namespace`` or ``None`` when unknown."""
     return NAMESPACES.get(namespace)
@@ -68,21 +74,39 @@ class ConfigRuntimeManager:
         self.plugins = list(plugins or [])
         self.lock = asyncio.Lock()
         self.current: AgentSystemConfig = self.base
+        self.applied_digest: str | None = None
+        """Digest of the stored documents of the last successful :meth:`apply`."""
 
-    async def effective_config(self) -> AgentSystemConfig:
-        """Base config with every stored document added (stored documents win by id)."""
-        merged: dict[str, dict[str, Any]] = {}
-        for namespace, attr in _FIELDS.items():
-            items = {item.id: item for item in getattr(self.base, attr)}
+    async def stored_documents(self) -> dict[str, list[tuple[str, Any]]]:
+        """Every stored document per namespace, ordered by id."""
+        stored: dict[str, list[tuple[str, Any]]] = {}
+        for namespace in _FIELDS:
+            docs: list[tuple[str, Any]] = []
             offset = 0
             while True:
                 page = await self.config_store.list(namespace, offset, 500)
-                for doc_id, doc in page:
-                    model = NAMESPACES[namespace]
-                    items[doc_id] = model.model_validate(doc)
+                docs.extend(page)
                 if len(page) < 500:
                     break
                 offset += 500
+            stored[namespace] = docs
+        return stored
+
+    async def stored_digest(self) -> str:
+        """A digest of the stored documents (equal digests: nothing to re-apply)."""
+        return _digest(await self.stored_documents())
+
+    async def effective_config(self) -> AgentSystemConfig:
+        """Base config with every stored document added (stored documents win by id)."""
+        return self._merge(await self.stored_documents())
+
+    def _merge(self, stored: dict[str, list[tuple[str, Any]]]) -> AgentSystemConfig:
+        merged: dict[str, dict[str, Any]] = {}
+        for namespace, attr in _FIELDS.items():
+            items = {item.id: item for item in getattr(self.base, attr)}
+            model = NAMESPACES[namespace]
+            for doc_id, doc in stored[namespace]:
+                items[doc_id] = model.model_validate(doc)
             merged[attr] = items
         return AgentSystemConfig(
             providers=list(merged["providers"].values()),
@@ -93,10 +117,12 @@ class ConfigRuntimeManager:
 
     async def apply(self) -> AgentRuntimeApi:
         """Build a runtime from the effective config; raises whatever the build raises."""
-        config = await self.effective_config()
+        stored = await self.stored_documents()
+        config = self._merge(stored)
         built = self.build_runtime(config)
         runtime = await built if isinstance(built, Awaitable) else built
         self.current = config
+        self.applied_digest = _digest(stored)
         return runtime
 
     def capabilities(self) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from starlette.requests import Request
 
 from awaken_server.auth import ADMIN_TOKEN_ENV, api_keys_from_env
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.config_sync import ConfigSyncConfig
 from awaken_server.mailbox import Mailbox, MailboxConfig
 from awaken_server.metrics import ServerMetrics
 from awaken_server.security import HostPolicy, SecurityConfig
@@ -96,6 +97,8 @@ class ServerConfig(BaseModel):
     default_agent_id: str = "default"
     """Agent used when a request names none and the thread has no previous run."""
     mailbox: MailboxConfig = Field(default_factory=MailboxConfig)
+    config_sync: ConfigSyncConfig = Field(default_factory=ConfigSyncConfig)
+    """How config written by other instances on the same store is picked up."""
     observability: ObservabilityServerConfig = Field(default_factory=ObservabilityServerConfig)
     """Prometheus feed, OTLP export and content capture of the observability plugin."""
     security: SecurityConfig = Field(default_factory=SecurityConfig)
@@ -182,6 +185,10 @@ class AppState:
     @runtime.setter
     def runtime(self, value: AgentRuntimeApi) -> None:
         self.mailbox.runtime = value
+
+    def publish_runtime(self, runtime: AgentRuntimeApi) -> None:
+        """Make ``runtime`` the one new runs use (runs in flight keep theirs)."""
+        self.runtime = runtime
 
     @classmethod
     def build(

@@ -1127,16 +1127,23 @@ class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
 
 
 class ConfigSubscription:
-    """An async iterator of ``ConfigChangeEvent`` over a dedicated LISTEN connection."""
+    """An async iterator of ``ConfigChangeEvent`` over a dedicated LISTEN connection.
+
+    When that connection is lost the iterator raises :class:`StorageError` (subscribe again:
+    notifications sent meanwhile are lost, so re-read what you cache).
+    """
 
     def __init__(self, db: _PgDb, channel: str) -> None:
         self._db, self._channel = db, channel
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._conn: asyncpg.Connection | None = None
         self._pool: asyncpg.Pool | None = None
 
     def _on_notify(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         self._queue.put_nowait(payload)
+
+    def _on_terminate(self, _conn: object) -> None:
+        self._queue.put_nowait(None)
 
     async def start(self) -> None:
         """Attach the listener (idempotent)."""
@@ -1145,14 +1152,23 @@ class ConfigSubscription:
             async with _io():
                 conn = await pool.raw.acquire()
                 await conn.add_listener(self._channel, self._on_notify)
+                conn.add_termination_listener(self._on_terminate)
             self._conn, self._pool = conn, pool.raw
 
     async def aclose(self) -> None:
         """Detach the listener and return its connection to the pool."""
-        if self._conn is not None and self._pool is not None:
-            await self._conn.remove_listener(self._channel, self._on_notify)
-            await self._pool.release(self._conn)
-            self._conn = None
+        conn, pool = self._conn, self._pool
+        self._conn = None
+        if conn is None or pool is None:
+            return
+        conn.remove_termination_listener(self._on_terminate)
+        if conn.is_closed():
+            with contextlib.suppress(Exception):
+                await pool.release(conn)
+            return
+        with contextlib.suppress(Exception):
+            await conn.remove_listener(self._channel, self._on_notify)
+        await pool.release(conn)
 
     async def __aenter__(self) -> ConfigSubscription:
         await self.start()
@@ -1166,7 +1182,10 @@ class ConfigSubscription:
 
     async def __anext__(self) -> ConfigChangeEvent:
         await self.start()
-        event: ConfigChangeEvent = decode(await self._queue.get(), ConfigChangeEvent)
+        payload = await self._queue.get()
+        if payload is None:
+            raise StorageError("config change listener connection lost")
+        event: ConfigChangeEvent = decode(payload, ConfigChangeEvent)
         return event
 
 

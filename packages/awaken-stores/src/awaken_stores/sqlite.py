@@ -158,7 +158,12 @@ class _SqliteDb:
         if self._conn is None:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            conn = await aiosqlite.connect(self.path, isolation_level=None)
+            pending = aiosqlite.connect(self.path, isolation_level=None)
+            # A store that is never closed (or reopened by late background work after close)
+            # must not keep the process alive: aiosqlite's worker thread is non-daemon and
+            # waits for work for ever, which blocks interpreter exit.
+            pending._thread.daemon = True
+            conn = await pending
             try:
                 await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
                 await _use_wal(conn, self.busy_timeout_ms)

@@ -31,12 +31,14 @@ from awaken_contract.contract.storage import ThreadRunStore
 from awaken_contract.contract.tool import Tool, tool
 from awaken_contract.errors import AgentRuntimeError, BuildError
 from awaken_contract.ids import new_id
+from awaken_contract.output_schema import DEFAULT_OUTPUT_RETRIES
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, ModelSpec, ProviderSpec
 from awaken_runtime.builder import AgentRuntimeBuilder
 from awaken_runtime.engine import GenaiExecutor, adapter_defaults, provider_from_env
 from awaken_runtime.runtime import AgentRuntime
 from awaken_stores import InMemoryStore
+from pydantic import BaseModel
 
 __all__ = ["Agent", "AgentResult", "Prompt"]
 
@@ -62,6 +64,9 @@ class AgentResult:
     run_id: str
     thread_id: str
     usage: TokenUsage | None = None
+    output: Any = None
+    """The validated structured output when the agent has an ``output_type``: an instance of
+    the pydantic model, or the decoded JSON for a JSON Schema; ``None`` otherwise."""
 
     @property
     def is_success(self) -> bool:
@@ -114,6 +119,9 @@ class Agent:
     ``"openai:gpt-4o-mini"`` (any known adapter) or a bare model name served by the first
     provider configured in the environment (``provider_from_env``). Configuration errors raise
     at construction (``BuildError``, ``ProviderError`` for an unknown adapter or a missing key).
+    ``output_type`` (a pydantic model class or a JSON Schema) asks for a structured answer:
+    ``result.output`` is then the validated model instance (or JSON); an answer still invalid
+    after ``output_retries`` retries ends the run with termination ``error``.
     """
 
     def __init__(
@@ -127,6 +135,8 @@ class Agent:
         max_rounds: int | None = None,
         store: ThreadRunStore | None = None,
         environ: Mapping[str, str] | None = None,
+        output_type: type[BaseModel] | Mapping[str, Any] | None = None,
+        output_retries: int = DEFAULT_OUTPUT_RETRIES,
     ) -> None:
         if isinstance(model, LlmExecutor):
             provider_id, executor, model_name = CUSTOM_PROVIDER_ID, model, model.name()
@@ -143,6 +153,8 @@ class Agent:
             spec = spec.with_system_prompt(instructions)
         if max_rounds is not None:
             spec = spec.with_max_rounds(max_rounds)
+        if output_type is not None:
+            spec = spec.with_output_schema(output_type, max_retries=output_retries)
         builder = AgentRuntimeBuilder()
         for item in tools:
             built = _as_tool(item)
@@ -176,6 +188,7 @@ class Agent:
             run_id=result.run_id,
             thread_id=result.thread_id,
             usage=result.usage,
+            output=result.output,
         )
 
     def run_sync(self, prompt: Prompt, *, thread_id: str | None = None) -> AgentResult:

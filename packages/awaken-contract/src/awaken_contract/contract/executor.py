@@ -27,6 +27,16 @@ if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
 
 
+class ResponseFormat(msgspec.Struct, kw_only=True, frozen=True):
+    """Provider-native structured output for one inference: answer with JSON matching
+    ``schema`` (an object schema). ``name`` is the schema's name where the API wants one;
+    ``strict`` asks for constrained decoding where the API offers it."""
+
+    name: str
+    schema: dict[str, Any]
+    strict: bool = False
+
+
 class InferenceRequest(msgspec.Struct, kw_only=True):
     """Everything an executor needs for one inference.
 
@@ -40,6 +50,8 @@ class InferenceRequest(msgspec.Struct, kw_only=True):
     system: list[AnyContentBlock] = msgspec.field(default_factory=list)
     overrides: Any = None  # InferenceOverride | None (pydantic model, in-process only)
     enable_prompt_cache: bool = False
+    response_format: ResponseFormat | None = None
+    """Ask for a JSON answer in this shape (only set when the executor supports it)."""
 
     @property
     def override(self) -> InferenceOverride | None:
@@ -53,6 +65,12 @@ class LlmExecutor(abc.ABC):
     @abc.abstractmethod
     async def execute(self, request: InferenceRequest) -> StreamResult:
         """Run one inference and return the collected result."""
+
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        """True when this executor honours ``request.response_format`` for ``request``
+        (provider-native structured output). Otherwise the loop offers a ``final_result``
+        tool instead. Wrapping executors delegate to the executor they wrap."""
+        return False
 
     async def stream(self, request: InferenceRequest) -> AsyncIterator[LlmStreamEvent]:
         """Stream one inference as events. The default wraps :meth:`execute`."""

@@ -41,6 +41,8 @@ class MessageMetadata(msgspec.Struct, omit_defaults=True):
 
     run_id: str | None = None
     step_index: int | None = None
+    structured_output: bool = False
+    """The message's text is the run's validated structured output (JSON)."""
 
 
 class ToolCall(msgspec.Struct):

@@ -6,6 +6,8 @@ import pytest
 
 from awaken_contract.contract.storage import ProfileOwner, ProfileStore
 from awaken_contract.ids import now_ms
+from awaken_contract.scoped_state import ScopedStateEntries
+from awaken_contract.state import KeyScope
 
 __all__ = ["ProfileStoreContract"]
 
@@ -63,3 +65,31 @@ class ProfileStoreContract:
         await store.clear_owner(ALICE)
         assert await store.list(ALICE) == []
         assert [e.value for e in await store.list(SYSTEM)] == [3]
+
+    async def test_shared_and_profile_state_entries(self, store: ProfileStore) -> None:
+        """Shared/Profile-scoped state keys persist here (``awaken_contract.scoped_state``)."""
+        alice = ScopedStateEntries(store, "alice")
+        bob = ScopedStateEntries(store, "bob/../x")
+        await alice.save(KeyScope.SHARED, "team.settings", {"tone": "formal", "n": [1, None]})
+        await alice.save(KeyScope.PROFILE, "team.settings", "alice's own")
+        await bob.save(KeyScope.PROFILE, "prefs.lang", "中文")
+        keys = {"team.settings": KeyScope.SHARED, "prefs.lang": KeyScope.PROFILE}
+        # Shared: one value for every agent; Profile: per agent; one key string, two scopes
+        assert await bob.load(keys) == {
+            "team.settings": {"tone": "formal", "n": [1, None]},
+            "prefs.lang": "中文",
+        }
+        assert await alice.load(keys) == {"team.settings": {"tone": "formal", "n": [1, None]}}
+        assert await alice.load({"team.settings": KeyScope.PROFILE}) == {
+            "team.settings": "alice's own"
+        }
+        await bob.save(KeyScope.SHARED, "team.settings", {"tone": "casual"})  # last writer wins
+        assert await alice.load(keys) == {"team.settings": {"tone": "casual"}}
+        await alice.delete(KeyScope.SHARED, "team.settings")
+        await alice.delete(KeyScope.SHARED, "team.settings")
+        assert await bob.load(keys) == {"prefs.lang": "中文"}
+        # state entries never collide with the owner's plain profile entries
+        await store.set(ALICE, "team.settings", "a profile key")
+        assert await alice.load({"team.settings": KeyScope.PROFILE}) == {
+            "team.settings": "alice's own"
+        }

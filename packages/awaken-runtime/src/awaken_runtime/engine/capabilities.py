@@ -69,6 +69,9 @@ class ModalityCheckedExecutor(LlmExecutor):
                 f"(input_modalities: {accepted})"
             )
 
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        return self.inner.supports_response_format(request)
+
     async def execute(self, request: InferenceRequest) -> StreamResult:
         self.check(request)
         return await self.inner.execute(request)

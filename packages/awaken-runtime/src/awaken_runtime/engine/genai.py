@@ -109,6 +109,10 @@ class GenaiExecutor(LlmExecutor):
             await self._client.aclose()
             self._client = None
 
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        endpoint, _ = self.endpoint_for(request.upstream_model)
+        return endpoint.adapter.supports_response_format(request)
+
     async def execute(self, request: InferenceRequest) -> StreamResult:
         """Run one inference and collect the streamed result."""
         return await collect_stream(self.stream(request))

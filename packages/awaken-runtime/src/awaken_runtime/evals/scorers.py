@@ -10,7 +10,6 @@ from __future__ import annotations
 import abc
 import json
 import re
-from typing import Any
 
 import jsonschema
 
@@ -26,6 +25,7 @@ from awaken_runtime.evals.dataset import (
     ToolCallsSpec,
 )
 from awaken_runtime.evals.results import CaseOutcome, ObservedToolCall, Score
+from awaken_runtime.structured import extract_json
 
 __all__ = [
     "ContainsScorer",
@@ -116,26 +116,6 @@ class RegexScorer(Scorer):
         return self.verdict(
             False, f"/{self.pattern.pattern}/ not found in {_clip(outcome.response)!r}"
         )
-
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-
-
-def extract_json(text: str) -> Any:
-    """The JSON value of ``text``: the whole text, else its first fenced block, else the first
-    ``{...}``/``[...]`` span (raises ``ValueError`` when there is none)."""
-    candidates = [text.strip()]
-    candidates += [m.strip() for m in _FENCE.findall(text)]
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = text.find(opener), text.rfind(closer)
-        if 0 <= start < end:
-            candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            return json.loads(candidate)
-        except ValueError:
-            continue
-    raise ValueError("no JSON value found")
 
 
 class JsonSchemaScorer(Scorer):

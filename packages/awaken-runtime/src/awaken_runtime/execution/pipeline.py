@@ -10,7 +10,9 @@ For every tool call, in model order:
    ``suspended``). **SetResult** completes the call with the given result without executing it.
 3. **Execution** of allowed calls — one at a time with a fresh snapshot each (sequential;
    stops after the first suspended result) or concurrently on one frozen snapshot (parallel;
-   the tools' state commands must not both write an Exclusive key).
+   the tools' state commands must not both write an Exclusive key). In parallel modes a call
+   that a gate blocks or suspends while earlier calls of the step are still to run waits for
+   them: once they have committed, its gate is re-checked on the state they left.
 4. **Completion** — the call's :class:`ToolCallState` moves to its terminal status, the tool's
    command and the AfterToolExecute hooks' commands are submitted together, ``tool_call_done``
    (or ``tool_call_resumed`` for a replayed call) is emitted and the tool message appended.
@@ -125,16 +127,41 @@ class ToolPipeline:
         return None, suspended
 
     async def _run_parallel(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
+        """Run the calls in rounds: each round executes the allowed calls concurrently.
+
+        A call a gate blocks or suspends while earlier calls of the round are still to run
+        ends the round there; once those calls have committed, the next round starts with it,
+        so its gate is re-checked on the state they left.
+        """
+        suspended = False
+        pending = list(calls)
+        while pending:
+            blocked, round_suspended, pending = await self._parallel_round(pending)
+            suspended = suspended or round_suspended
+            if blocked is not None:
+                return blocked, suspended
+        return None, suspended
+
+    async def _parallel_round(
+        self, calls: Sequence[ToolCall]
+    ) -> tuple[str | None, bool, list[ToolCall]]:
+        """One round: ``(block reason or None, any call suspended, calls left for next round)``."""
         host = self.ctx
         suspended = False
         blocked: str | None = None
         allowed: list[ToolCall] = []
+        rest: list[ToolCall] = []
         for index, call in enumerate(calls):
             resumed = await self._from_journal(call)
             if resumed is not None:
                 suspended = suspended or resumed is ToolCallOutcome.SUSPENDED
                 continue
-            decision = await self._intercept(call, None)
+            decision = await self._gate(call, None)
+            if allowed and isinstance(decision, InterceptBlock | InterceptSuspend):
+                rest = list(calls[index:])  # re-checked once the allowed calls committed
+                break
+            if decision is None:
+                decision = await self._before_execute(call, None)
             if decision is None:
                 allowed.append(call)
                 continue
@@ -145,14 +172,14 @@ class ToolPipeline:
                 break
             suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
         if not allowed:
-            return blocked, suspended
+            return blocked, suspended, rest
         base = self._tool_ctx(ToolCall("", "", None), None)
         await self._record_started(allowed)
         try:
             results = await host.canceller.race(host.executor.execute(host.tools, allowed, base))
         except RunCancelled:
-            await self._backfill(allowed, CANCELLED_MESSAGE)
-            return blocked, suspended
+            await self._backfill([*allowed, *rest], CANCELLED_MESSAGE)
+            return blocked, suspended, []
         if host.journal is not None:
             await host.journal.finished([(item.call, item.output.result) for item in results])
         # One frozen snapshot for every call: their writes must merge (Exclusive keys conflict).
@@ -168,7 +195,7 @@ class ToolPipeline:
         skipped = [call for call in allowed if call.id not in returned]
         if skipped:  # an executor that stopped early (e.g. at a suspension)
             await self._backfill(skipped)
-        return blocked, suspended
+        return blocked, suspended, rest
 
     # ------------------------------------------------------------------ resume
     async def replay_resumed(self) -> None:
@@ -276,24 +303,39 @@ class ToolPipeline:
     async def _intercept(
         self, call: ToolCall, state: ToolCallState | None
     ) -> ToolInterceptPayload | None:
+        """The call's interception decision (``None`` lets it run): gates first, then hooks."""
+        decision = await self._gate(call, state)
+        if decision is not None:
+            return decision
+        return await self._before_execute(call, state)
+
+    async def _gate(
+        self, call: ToolCall, state: ToolCallState | None
+    ) -> ToolInterceptPayload | None:
+        """The tool-gate hooks' strongest decision for the call on the current state."""
+        host = self.ctx
+        gates = host.env.tool_gate_hooks
+        if not gates:
+            return None
+        ctx = host.phase_ctx(Phase.TOOL_GATE, **self._call_extra(call, state))
+        decision: ToolInterceptPayload | None = None
+        for gate in gates:
+            payload = await gate.hook.run(ctx)
+            if payload is not None and payload.outranks(decision):
+                decision = payload
+        return decision
+
+    async def _before_execute(
+        self, call: ToolCall, state: ToolCallState | None
+    ) -> ToolInterceptPayload | None:
+        """Run BeforeToolExecute hooks and scheduled actions; the intercept they set, if any."""
         host = self.ctx
         env = host.env
         store = host.store
-        gates = env.tool_gate_hooks
         before = env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE)
-        if not gates and not before and not store.snapshot().get_raw(PendingScheduledActions.KEY):
+        if not before and not store.snapshot().get_raw(PendingScheduledActions.KEY):
             return None
-        extra = self._call_extra(call, state)
-        decision: ToolInterceptPayload | None = None
-        if gates:
-            ctx = host.phase_ctx(Phase.TOOL_GATE, **extra)
-            for gate in gates:
-                payload = await gate.hook.run(ctx)
-                if payload is not None and payload.outranks(decision):
-                    decision = payload
-            if decision is not None:
-                return decision
-        ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **extra)
+        ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **self._call_extra(call, state))
         phase = host.phase
         if before:
             command = await phase.collect_commands(env, ctx)

@@ -55,6 +55,8 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
     if lifecycle.status_reason:
         result["status_reason"] = lifecycle.status_reason
+    if run.output.result is not None:
+        result["output"] = run.output.result.data
     identity = run.identity
     await run.emit(
         RunFinish(

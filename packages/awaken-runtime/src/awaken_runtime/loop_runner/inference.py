@@ -26,6 +26,7 @@ from awaken_contract.plugin import apply_transforms
 from awaken_contract.state import MutationBatch
 
 from awaken_runtime.cancellation import RunCancelled
+from awaken_runtime.loop_runner.output import shape_request
 from awaken_runtime.loop_runner.request import (
     effective_overrides,
     filter_tools,
@@ -146,6 +147,7 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
         request.messages, request.tools = apply_transforms(
             request.messages, request.tools, [t.transform for t in transforms]
         )
+    shape_request(run, request)
 
 
 async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:

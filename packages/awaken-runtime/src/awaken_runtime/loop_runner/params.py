@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from awaken_runtime.cancellation import RunCanceller
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
+    from awaken_runtime.state.scoped import ScopedStateSync
 
 __all__ = [
     "AgentLoopParams",
@@ -99,3 +100,5 @@ class AgentLoopParams:
     wait_for_decisions: bool = True
     canceller: RunCanceller | None = None
     profile_store: ProfileStore | None = None
+    scoped_state: ScopedStateSync | None = None
+    """Writes the run's Shared/Profile keys back to the profile store at every checkpoint."""

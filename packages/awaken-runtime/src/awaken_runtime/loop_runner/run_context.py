@@ -58,6 +58,7 @@ from awaken_runtime.run_journal import (
     load_resume_point,
 )
 from awaken_runtime.state.store import StateStore
+from awaken_runtime.structured import OutputState
 
 __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 
@@ -112,6 +113,7 @@ class LoopContext:
             ),
         )
         self.pending_decisions: DecisionBatch = []
+        self.output = OutputState()
         # set by activate
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
@@ -369,7 +371,14 @@ class LoopContext:
     async def checkpoint(
         self, termination: TerminationReason | None = None, response: str = ""
     ) -> None:
-        """Persist messages and the run record (no-op without a checkpoint store)."""
+        """Persist messages and the run record (no-op without a checkpoint store), and the
+        Shared/Profile keys the run changed (with a profile store)."""
+        scoped = self.params.scoped_state
+        if scoped is not None:
+            try:
+                await scoped.save()
+            except StorageError as exc:
+                raise LoopStorageFailed(str(exc)) from exc
         target = self.params.checkpoint_store
         if target is None:
             return
@@ -413,4 +422,5 @@ class LoopContext:
             run_id=self.identity.run_id,
             thread_id=self.identity.thread_id,
             usage=self.usage,
+            output=self.output.result.value if self.output.result is not None else None,
         )

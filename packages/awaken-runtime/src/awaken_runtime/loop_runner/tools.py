@@ -11,6 +11,7 @@ from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.contract.message import Message
 
+from awaken_runtime.loop_runner.output import settle_output
 from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult, done_batch
 
 __all__ = ["tools_phase"]
@@ -18,6 +19,9 @@ __all__ = ["tools_phase"]
 
 async def tools_phase(run: LoopContext, result: StreamResult) -> StepResult:
     """Append the assistant message and execute its tool calls."""
+    settled = await settle_output(run, result)
+    if settled is not None:
+        return settled  # a structured answer: accepted, or sent back with the errors
     text = result.text
     if not result.tool_calls:
         run.messages.append(Message.assistant(text))

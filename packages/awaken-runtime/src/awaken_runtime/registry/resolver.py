@@ -24,6 +24,7 @@ from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool, ToolExecutionMode
 from awaken_contract.errors import (
     EnvBuildError,
+    InvalidOutputSchema,
     InvalidPluginConfig,
     InvalidRemoteEndpointConfig,
     KeyDecode,
@@ -55,6 +56,17 @@ _log = logging.getLogger(__name__)
 
 #: Sections the runtime itself reads (never reported as unclaimed).
 KNOWN_SECTIONS = frozenset({RetryConfigKey.KEY})
+
+
+def validate_output_schema(spec: AgentSpec) -> None:
+    """The spec's ``output_schema`` is a valid JSON Schema (``InvalidOutputSchema``)."""
+    output = spec.output_schema
+    if output is None:
+        return
+    try:
+        jsonschema.validators.validator_for(output.json_schema).check_schema(output.json_schema)
+    except jsonschema.SchemaError as exc:
+        raise InvalidOutputSchema(spec.id, exc.message) from None
 
 
 def validate_sections(spec: AgentSpec, plugins: list[Plugin]) -> None:
@@ -154,6 +166,7 @@ class RegistryResolver(AgentResolver):
                 user_plugins.append(plugin)
         plugins = [*user_plugins, *default_plugins(spec)]
         validate_sections(spec, plugins)
+        validate_output_schema(spec)
         try:
             env = ExecutionEnv.from_plugins(plugins, spec.active_hook_filter)
         except StateError as exc:

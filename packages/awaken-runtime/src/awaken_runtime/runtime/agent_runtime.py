@@ -36,6 +36,7 @@ from awaken_contract.errors import AwakenError, InvalidResume, ResolveError, Res
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
+from awaken_contract.scoped_state import ScopedStateEntries
 from awaken_contract.state import MutationBatch, UnknownKeyPolicy
 
 from awaken_runtime.loop_runner.history import (
@@ -50,6 +51,7 @@ from awaken_runtime.registry.registries import RegistrySet
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
 from awaken_runtime.runtime.active_registry import ActiveRunRegistry, RunHandle
 from awaken_runtime.runtime.completion import Decider, run_to_completion
+from awaken_runtime.state.scoped import ScopedStateSync
 from awaken_runtime.state.store import StateStore
 
 __all__ = ["AgentRuntime"]
@@ -123,6 +125,10 @@ class AgentRuntime:
                 if latest is not None and latest.state is not None:
                     state.restore_thread_scoped(latest.state, UnknownKeyPolicy.SKIP)
                 history = await store.load_messages(request.thread_id) or []
+            scoped: ScopedStateSync | None = None
+            if self.profile_store is not None:
+                scoped = ScopedStateSync(ScopedStateEntries(self.profile_store, agent_id), state)
+                await scoped.load()
             history = self._clean_history(state, history, request)
             if not request.messages_already_persisted:
                 history.extend(request.messages)
@@ -161,6 +167,7 @@ class AgentRuntime:
                 resolved=agent,
                 wait_for_decisions=wait_for_decisions,
                 profile_store=self.profile_store,
+                scoped_state=scoped,
             )
             return await run_agent_loop(params)
         finally:

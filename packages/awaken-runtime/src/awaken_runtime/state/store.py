@@ -41,6 +41,7 @@ __all__ = ["CommitEvent", "CommitHook", "StateStore"]
 V = TypeVar("V")
 _log = logging.getLogger(__name__)
 _MISSING: Any = object()
+_THREAD = frozenset({KeyScope.THREAD})
 
 
 class CommitEvent(msgspec.Struct, frozen=True):
@@ -212,7 +213,7 @@ class StateStore:
 
     # ------------------------------------------------------------------ persistence
 
-    def _export(self, scope: KeyScope | None) -> PersistedState:
+    def _export(self, scopes: frozenset[KeyScope] | None) -> PersistedState:
         snap = self._snapshot
         regs = self._regs
         extensions: dict[str, Any] = {}
@@ -220,7 +221,7 @@ class StateStore:
             reg = regs.get(name)
             if reg is None or not reg.options.persistent:
                 continue
-            if scope is not None and reg.scope is not scope:
+            if scopes is not None and reg.scope not in scopes:
                 continue
             extensions[name] = reg.key.encode(value)
         return PersistedState(snap.revision, extensions)
@@ -231,10 +232,25 @@ class StateStore:
 
     def export_thread_scoped(self) -> PersistedState:
         """Like :meth:`export_persisted` but only Thread-scoped keys."""
-        return self._export(KeyScope.THREAD)
+        return self._export(_THREAD)
+
+    def export_scoped(self, scopes: frozenset[KeyScope]) -> PersistedState:
+        """Like :meth:`export_persisted` but only keys of ``scopes``."""
+        return self._export(scopes)
+
+    def persistent_keys(self, scopes: frozenset[KeyScope]) -> dict[str, KeyScope]:
+        """Registered persistent keys of ``scopes`` (key string → scope), present or not."""
+        return {
+            name: reg.scope
+            for name, reg in self._regs.items()
+            if reg.options.persistent and reg.scope in scopes
+        }
 
     def _decode_entries(
-        self, persisted: PersistedState, policy: UnknownKeyPolicy, scope: KeyScope | None
+        self,
+        persisted: PersistedState,
+        policy: UnknownKeyPolicy,
+        scopes: frozenset[KeyScope] | None,
     ) -> dict[str, Any]:
         decoded: dict[str, Any] = {}
         for name, data in persisted.extensions.items():
@@ -244,7 +260,7 @@ class StateStore:
                     raise UnknownKey(name)
                 _log.debug("skipping unknown persisted state key %s", name)
                 continue
-            if scope is not None and reg.scope is not scope:
+            if scopes is not None and reg.scope not in scopes:
                 continue
             decoded[name] = reg.key.decode(data)
         return decoded
@@ -264,7 +280,16 @@ class StateStore:
         self, persisted: PersistedState, policy: UnknownKeyPolicy = UnknownKeyPolicy.SKIP
     ) -> None:
         """Import only Thread-scoped keys into the current state (revision unchanged)."""
-        decoded = self._decode_entries(persisted, policy, KeyScope.THREAD)
+        self.restore_scoped(persisted, _THREAD, policy)
+
+    def restore_scoped(
+        self,
+        persisted: PersistedState,
+        scopes: frozenset[KeyScope],
+        policy: UnknownKeyPolicy = UnknownKeyPolicy.SKIP,
+    ) -> None:
+        """Import only keys of ``scopes`` into the current state (revision unchanged)."""
+        decoded = self._decode_entries(persisted, policy, scopes)
         if not decoded:
             return
         values = dict(self._snapshot.ext.raw())

@@ -115,7 +115,11 @@ class JobRunner:
         hub = self.core.hubs.open(run_id, worker.thread_id)
         await self._number_from_journal(hub, run_id)
         job_sink = JobSink(
-            worker, HubSink(hub), worker.sink or ReconnectableEventSink(), self.core.metrics
+            worker,
+            HubSink(hub),
+            worker.sink or ReconnectableEventSink(),
+            self.core.metrics,
+            on_park_change=lambda: self._extend_lease(worker, job.job_id, token),
         )
         renewal = asyncio.create_task(self._renew_lease(worker, job.job_id, token))
         started = time.monotonic()
@@ -353,18 +357,26 @@ class JobRunner:
         interval = self.core.config.lease_renewal_interval.total_seconds()
         while True:
             await asyncio.sleep(interval)
-            extension = (
-                self.core.config.suspended_lease_ms
-                if worker.suspended
-                else self.core.config.lease_ms
-            )
-            try:
-                ok = await self.core.store.extend_lease(job_id, token, extension, now_ms())
-            except Exception:
-                _log.warning("lease renewal of job %s failed; run continues", job_id, exc_info=True)
+            if not await self._extend_lease(worker, job_id, token):
                 return
-            if not ok:
-                worker.lease_lost = True
-                if worker.run_id is not None and worker.runtime is not None:
-                    worker.runtime.cancel(worker.run_id)
-                return
+
+    async def _extend_lease(self, worker: ThreadWorker, job_id: str, token: str) -> bool:
+        """Extend the job's lease by the running or, while parked, the suspended length.
+
+        Called by the renewal loop and at once when the run parks or resumes; ``False`` when
+        renewing should stop (the lease is lost — the run is cancelled — or the store failed).
+        """
+        extension = (
+            self.core.config.suspended_lease_ms if worker.suspended else self.core.config.lease_ms
+        )
+        try:
+            ok = await self.core.store.extend_lease(job_id, token, extension, now_ms())
+        except Exception:
+            _log.warning("lease renewal of job %s failed; run continues", job_id, exc_info=True)
+            return False
+        if not ok:
+            worker.lease_lost = True
+            if worker.run_id is not None and worker.runtime is not None:
+                worker.runtime.cancel(worker.run_id)
+            return False
+        return True

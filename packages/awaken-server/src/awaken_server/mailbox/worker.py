@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from awaken_contract.contract.event import (
@@ -53,7 +54,15 @@ class ThreadWorker:
 class JobSink(EventSink):
     """The sink a job's run writes to: metrics, suspension tracking, hub + reconnectable target."""
 
-    __slots__ = ("error_code", "finished", "hub_sink", "metrics", "target", "worker")
+    __slots__ = (
+        "error_code",
+        "finished",
+        "hub_sink",
+        "metrics",
+        "on_park_change",
+        "target",
+        "worker",
+    )
 
     def __init__(
         self,
@@ -61,15 +70,20 @@ class JobSink(EventSink):
         hub_sink: HubSink,
         target: ReconnectableEventSink,
         metrics: ServerMetrics | None,
+        on_park_change: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.worker = worker
         self.hub_sink = hub_sink
         self.target = target
         self.metrics = metrics
+        self.on_park_change = on_park_change
+        """Awaited when the run parks or resumes, before the event is forwarded (the job's
+        lease is switched to the suspended / running length there)."""
         self.finished = False
         self.error_code: str | None = None
 
     async def emit(self, event: AgentEvent) -> None:
+        parked = self.worker.suspended
         if isinstance(event, ToolCallDone) and event.outcome is ToolCallOutcome.SUSPENDED:
             self.worker.suspended = True
         elif isinstance(event, ToolCallResumed):
@@ -78,6 +92,8 @@ class JobSink(EventSink):
             self.finished = event.termination.type is not TerminationKind.SUSPENDED
         elif isinstance(event, Error):
             self.error_code = event.code
+        if self.worker.suspended != parked and self.on_park_change is not None:
+            await self.on_park_change()
         if self.metrics is not None:
             self.metrics.observe_event(event)
         await self.hub_sink.emit(event)

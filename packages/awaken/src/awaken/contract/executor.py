@@ -5,11 +5,13 @@
 from awaken_contract.contract.executor import (
     InferenceRequest,
     LlmExecutor,
+    ResponseFormat,
     stream_events_of,
 )
 
 __all__ = [
     "InferenceRequest",
     "LlmExecutor",
+    "ResponseFormat",
     "stream_events_of",
 ]

@@ -188,7 +188,15 @@ class AnthropicAdapter(ProviderAdapter):
             body["top_p"] = ov.top_p
         body["max_tokens"] = max_tokens
         body["stream"] = True
+        if request.response_format is not None:
+            body["output_config"] = {
+                "format": {"type": "json_schema", "schema": request.response_format.schema}
+            }
         return body
+
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        """Structured outputs: ``output_config.format`` (JSON Schema), with or without tools."""
+        return True
 
     def parser(self, endpoint: ProviderEndpoint) -> StreamParser:
         return AnthropicStreamParser(endpoint.provider_id)

@@ -102,6 +102,10 @@ class ProviderAdapter(abc.ABC):
     def parser(self, endpoint: ProviderEndpoint) -> StreamParser:
         """A fresh parser for one streamed response."""
 
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        """True when :meth:`build_body` sends ``request.response_format`` natively."""
+        return False
+
 
 def overrides_of(request: InferenceRequest) -> InferenceOverride:
     """The request's overrides (an empty override when there are none)."""

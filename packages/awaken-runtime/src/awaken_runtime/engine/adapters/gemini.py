@@ -184,9 +184,17 @@ class GeminiAdapter(ProviderAdapter):
         budget = reasoning_budget(ov.reasoning_effort)
         if budget is not None:
             config["thinkingConfig"] = {"thinkingBudget": budget, "includeThoughts": budget > 0}
+        if request.response_format is not None and not request.tools:
+            config["responseMimeType"] = "application/json"
+            config["responseSchema"] = gemini_schema(request.response_format.schema)
         if config:
             body["generationConfig"] = config
         return body
+
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        """``responseMimeType`` + ``responseSchema``, only without tools (JSON mode and
+        function calling do not combine on every Gemini model)."""
+        return not request.tools
 
     @staticmethod
     def _turn(msg: Message, call_names: dict[str, str]) -> tuple[str, list[dict[str, Any]]]:

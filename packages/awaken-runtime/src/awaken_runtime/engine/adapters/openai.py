@@ -160,7 +160,18 @@ class OpenAiAdapter(ProviderAdapter):
         effort = _openai_effort(ov.reasoning_effort)
         if self.native and effort is not None:
             body["reasoning_effort"] = effort
+        fmt = request.response_format
+        if fmt is not None and self.native:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": fmt.name, "schema": fmt.schema, "strict": fmt.strict},
+            }
         return body
+
+    def supports_response_format(self, request: InferenceRequest) -> bool:
+        """``response_format: json_schema`` on api.openai.com; compatible servers vary, so
+        they get the ``final_result`` tool."""
+        return self.native
 
     def parser(self, endpoint: ProviderEndpoint) -> StreamParser:
         return OpenAiStreamParser(endpoint.provider_id)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlparse
 
-from awaken_contract.codec import encode_json
+from awaken_contract.codec import decode_json, encode_json
 from awaken_contract.contract.content import (
     AnyContentBlock,
     AudioBlock,
@@ -102,6 +103,9 @@ def to_a2a_message(message: Message, task_id: str, context_id: str) -> A2aMessag
     if message.is_internal or message.role not in (Role.USER, Role.ASSISTANT):
         return None
     parts = parts_from_blocks(message.content)
+    if message.metadata is not None and message.metadata.structured_output:
+        # the run's validated structured output: one DataPart with the JSON value
+        parts = [Part(data=decode_json(message.text(), Any), media_type="application/json")]
     if not parts:
         return None
     return A2aMessage(

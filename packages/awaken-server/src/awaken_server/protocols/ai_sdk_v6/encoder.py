@@ -3,7 +3,8 @@
 The parts follow the ``ai`` package's ``uiMessageChunkSchema`` (v6): ``start``/``finish``,
 ``start-step``/``finish-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``,
 ``tool-output-*``, ``tool-approval-request``, ``source-*``, ``file``, ``error`` and
-``data-<name>`` parts. Optional keys are omitted, never sent as null.
+``data-<name>`` parts (``data-output`` carries a run's structured output, right before
+``finish``). Optional keys are omitted, never sent as null.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ _FINISH_REASONS: dict[TerminationKind, str] = {
 }
 
 _DEFAULT_MEDIA_TYPE = "application/octet-stream"
+
+OUTPUT_PART = "data-output"
+"""The part carrying a run's validated structured output (``data``: the JSON value)."""
 
 
 def data_part(name: str, data: Any, *, id: str | None = None, transient: bool = False) -> Part:
@@ -208,6 +212,8 @@ class AiSdkEncoder:
             kind = event.termination.type
             if kind is TerminationKind.SUSPENDED:
                 parts.append({"type": "finish-step"})
+            if event.result is not None and "output" in event.result:
+                parts.append(data_part(OUTPUT_PART, event.result["output"]))
             parts.append({"type": "finish", "finishReason": finish_reason(kind)})
             return parts
         if isinstance(event, Error):
