@@ -31,7 +31,7 @@ async def test_book_style_setup_serves_a_run() -> None:
         response = await client.post("/v1/runs", json=body)
         assert response.status_code == 200
         lines = response.text.splitlines()
-        assert lines[0] == "id: 0"
+        assert lines[0] == "id: 1"  # SSE ids are run-journal seqs
         assert '"text_delta","delta":"Hello from the mock."' in response.text
         assert '"termination":{"type":"natural_end"}' in [x for x in lines if x][-1]
         run_id = response.headers["x-awaken-run-id"]

@@ -7,6 +7,7 @@ messages and runs are intact. Same on PostgreSQL, where two server processes als
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from awaken_contract.contract.journal import kind_of
 from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_runtime.testing import wait_until
 
@@ -120,7 +122,7 @@ async def _kill_mid_run_and_recover(tmp_path: Path, store_url: str) -> None:
         await first.ready()
         async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
             tid = (await c.post("/v1/threads", json={"title": "durable"})).json()["id"]
-            body = {"messages": [{"role": "user", "content": "wait 2"}]}
+            body = {"messages": [{"role": "user", "content": "poll 2"}]}
             r = await c.post(f"/v1/threads/{tid}/messages", json=body)
             assert r.status_code == 202
 
@@ -450,3 +452,300 @@ async def test_config_written_on_one_instance_is_served_by_another(
     finally:
         a.stop()
         b.stop()
+
+
+# --------------------------------------------------------------------- crash-safe resume
+# Kill trials: ``awaken serve`` is SIGKILLed at a chosen point of a run, restarted on the same
+# data dir (so it takes its identity back and reclaims its claim at once), and the run must
+# finish under its original run id. The run journal (read straight from the store) proves what
+# executed: one ``tool_started`` record per execution, one ``tool_finished`` per result.
+
+
+class Trial:
+    """One kill trial: what to ask, where to kill, how a parked run is decided."""
+
+    def __init__(
+        self,
+        prompt: str,
+        kill_at: str,
+        *,
+        foreground: bool,
+        tool: str,
+        decide: str | None = None,
+    ) -> None:
+        self.prompt = prompt
+        self.kill_at = kill_at  # "inference" | "tool" | "between_steps"
+        self.foreground = foreground
+        self.tool = tool
+        self.decide = decide  # None: the run must finish by itself; else resume / cancel
+
+
+async def _journal(store_url: str, run_id: str) -> list[Any]:
+    return [entry.record for entry in await _journal_entries(store_url, run_id)]
+
+
+async def _run_status(store_url: str, run_id: str) -> str | None:
+    from awaken_server.bootstrap import open_store
+
+    store = open_store(store_url)
+    try:
+        run = await store.load_run(run_id)
+        return None if run is None else str(run.status)
+    finally:
+        await store.close()
+
+
+async def _journal_entries(store_url: str, run_id: str) -> list[Any]:
+    from awaken_server.bootstrap import open_store
+
+    store = open_store(store_url)
+    try:
+        return list(await store.read(run_id))
+    finally:
+        await store.close()
+
+
+def _tool_counts(records: list[Any], kind: str) -> Counter[str]:
+    return Counter(r.call_id for r in records if kind_of(r) == kind)
+
+
+async def _submit(c: httpx.AsyncClient, tid: str, trial: Trial) -> tuple[str, asyncio.Task[None]]:
+    """Start the run; returns its id and the task reading a foreground stream (if any)."""
+    message = {"role": "user", "content": trial.prompt}
+    if not trial.foreground:
+        r = await c.post(f"/v1/threads/{tid}/messages", json={"messages": [message]})
+        assert r.status_code == 202, r.text
+
+        async def started() -> bool:
+            return (await c.get(f"/v1/threads/{tid}/runs")).json()["total"] == 1
+
+        await _poll(started)
+        run_id = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"][0]["run_id"]
+        return run_id, asyncio.create_task(asyncio.sleep(0))
+    first: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def read() -> None:
+        body = {"agentId": "assistant", "threadId": tid, "messages": [message]}
+        with contextlib.suppress(httpx.HTTPError):
+            async with c.stream("POST", "/v1/runs", json=body) as r:
+                async for line in r.aiter_lines():
+                    if line.startswith("data: ") and not first.done():
+                        first.set_result(json.loads(line[6:])["run_id"])
+        if not first.done():
+            first.set_exception(AssertionError("foreground stream ended without an event"))
+
+    task = asyncio.create_task(read())
+    return await asyncio.wait_for(first, 60), task
+
+
+async def _kill_point(server: ServeProcess, store_url: str, run_id: str, trial: Trial) -> None:
+    async def reached() -> bool:
+        if trial.kill_at == "inference":  # the demo model "thinks" 3 s after the attempt starts
+            return bool(server.job_starts()) and await _run_status(store_url, run_id) == "running"
+        records = await _journal(store_url, run_id)
+        kind = "tool_started" if trial.kill_at == "tool" else "tool_finished"
+        return any(kind_of(r) == kind for r in records)
+
+    await _poll(reached)
+
+
+async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str, Any]:
+    first = ServeProcess(tmp_path, store_url, "first")
+    reader: asyncio.Task[None] | None = None
+    try:
+        await first.ready()
+        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
+            tid = (await c.post("/v1/threads", json={"title": "crash"})).json()["id"]
+            run_id, reader = await _submit(c, tid, trial)
+            await _kill_point(first, store_url, run_id, trial)
+            # Mid-run (the first inference included) the thread and its active run answer.
+            assert (await c.get(f"/v1/threads/{tid}")).status_code == 200
+            active = (await c.get(f"/v1/threads/{tid}/runs/active")).json()["active_run"]
+            assert active is not None and active["run_id"] == run_id
+    finally:
+        first.kill()  # SIGKILL at the kill point: no shutdown, the claim is left behind
+        if reader is not None:
+            await reader
+    before = await _journal(store_url, run_id)
+
+    second = ServeProcess(tmp_path, store_url, "second")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
+
+            async def settled() -> bool:
+                run = (await c.get(f"/v1/runs/{run_id}")).json()
+                return run["status"] == "done" or (
+                    run["status"] == "waiting" and trial.decide is not None
+                )
+
+            await _poll(settled)
+            run = (await c.get(f"/v1/runs/{run_id}")).json()
+            parked = run["status"] == "waiting"
+            if trial.decide is not None:
+                # A non-idempotent call was cut off: never re-run silently, a human decides.
+                assert parked, run
+                assert run["waiting"]["reason"] == "interrupted_tool_call"
+                ticket = run["waiting"]["tickets"][0]
+                assert ticket["tool_name"] == trial.tool
+                records = await _journal(store_url, run_id)
+                assert _tool_counts(records, "tool_started")[ticket["tool_call_id"]] == 1
+                decision = {"toolCallId": ticket["tool_call_id"], "action": trial.decide}
+                r = await c.post(f"/v1/runs/{run_id}/decision", json=decision)
+                assert r.status_code == 202, r.text
+
+                async def done() -> bool:
+                    return (await c.get(f"/v1/runs/{run_id}")).json()["status"] == "done"
+
+                await _poll(done)
+            run = (await c.get(f"/v1/runs/{run_id}")).json()
+            runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
+            history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+    finally:
+        second.stop()
+    after = await _journal(store_url, run_id)
+    # The run finished under its original id; it is the thread's only run.
+    assert [r["run_id"] for r in runs] == [run_id]
+    assert run["termination_reason"] == {"type": "natural_end"}, run
+    # History: the prompt, one tool call, its result, the answer — nothing duplicated.
+    assert [m["role"] for m in history] == ["user", "assistant", "tool", "assistant"], history
+    assert len({m["id"] for m in history}) == 4
+    call_id = history[1]["tool_calls"][0]["id"]
+    assert history[2]["tool_call_id"] == call_id
+    # No finished tool ran twice; executions are accounted for by the journal.
+    finished = _tool_counts(after, "tool_finished")
+    started = _tool_counts(after, "tool_started")
+    # (a call cancelled by the human never ran to a result)
+    assert finished == Counter({} if trial.decide == "cancel" else {call_id: 1}), after
+    assert set(started) == {call_id}
+    if trial.kill_at == "between_steps":
+        assert started[call_id] == 1  # finished before the kill: reused, not re-run
+    if trial.kill_at == "tool":
+        reran = trial.decide == "resume" or trial.decide is None  # idempotent: re-run itself
+        assert started[call_id] == (2 if reran else 1)
+        interrupted = [r for r in before if kind_of(r) == "tool_started"]
+        assert [r.call_id for r in interrupted] == [call_id]  # the same call id again
+    if trial.decide == "cancel":
+        assert (
+            "interrupted" in json.dumps(history[2]).lower()
+            or "cancel" in json.dumps(history[2]).lower()
+        )
+    return {"run_id": run_id, "started": started[call_id], "parked": parked}
+
+
+TRIALS = {
+    "inference-bg": Trial(
+        "think 3 weather in Paris", "inference", foreground=False, tool="get_weather"
+    ),
+    "tool-idempotent-fg": Trial("poll 3", "tool", foreground=True, tool="demo_poll"),
+    "tool-resume-bg": Trial("wait 3", "tool", foreground=False, tool="demo_wait", decide="resume"),
+    "tool-cancel-fg": Trial("wait 3", "tool", foreground=True, tool="demo_wait", decide="cancel"),
+    "between-steps-bg": Trial(
+        "think 2 wait 0.1", "between_steps", foreground=False, tool="demo_wait"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRIALS))
+async def test_sqlite_kill_trial(tmp_path: Path, name: str) -> None:
+    await _crash_trial(tmp_path, f"sqlite:///{tmp_path / 'crash.db'}", TRIALS[name])
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", ["between-steps-bg", "tool-cancel-fg", "tool-idempotent-fg"])
+async def test_postgres_kill_trial(tmp_path: Path, postgres_dsn: str, name: str) -> None:
+    dsn = await _fresh_database(postgres_dsn, f"awaken_kill_{name.replace('-', '_')}")
+    await _crash_trial(tmp_path, dsn, TRIALS[name])
+
+
+# --------------------------------------------------------------------- events from the journal
+
+
+def _frames(lines: list[str]) -> list[tuple[int, str]]:
+    """``(id, data)`` of every SSE event in ``lines``."""
+    frames: list[tuple[int, str]] = []
+    current: int | None = None
+    for line in lines:
+        if line.startswith("id: "):
+            current = int(line[4:])
+        elif line.startswith("data: ") and current is not None:
+            frames.append((current, line[6:]))
+            current = None
+    return frames
+
+
+def _decoded(frames: list[tuple[int, str]]) -> list[tuple[int, Any]]:
+    return [(i, json.loads(d)) for i, d in frames]
+
+
+async def _events_from_two_instances(tmp_path: Path, store_url: str) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = (
+        ServeProcess(tmp_path / "a", store_url, "a"),
+        ServeProcess(tmp_path / "b", store_url, "b"),
+    )
+    try:
+        await a.ready()
+        await b.ready()
+        async with (
+            httpx.AsyncClient(base_url=a.url, timeout=60) as ca,
+            httpx.AsyncClient(base_url=b.url, timeout=60) as cb,
+        ):
+            tid = (await ca.post("/v1/threads", json={"title": "events"})).json()["id"]
+            started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+            async def on_a() -> list[str]:  # the run executes on A (a foreground run)
+                body = {
+                    "agentId": "assistant",
+                    "threadId": tid,
+                    "messages": [{"role": "user", "content": "think 1 poll 1"}],
+                }
+                lines: list[str] = []
+                async with ca.stream("POST", "/v1/runs", json=body) as r:
+                    async for line in r.aiter_lines():
+                        lines.append(line)
+                        if line.startswith("data: ") and not started.done():
+                            started.set_result(json.loads(line[6:])["run_id"])
+                return lines
+
+            async def on_b(run_id: str, headers: dict[str, str] | None = None) -> list[str]:
+                async with cb.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
+                    assert r.status_code == 200
+                    return [line async for line in r.aiter_lines()]
+
+            executing = asyncio.create_task(on_a())
+            run_id = await asyncio.wait_for(started, 60)
+            live_b = await on_b(run_id)  # connected while the run is executing on A
+            live_a = await executing
+            after_b = await on_b(run_id)  # and again after completion
+            reset = await on_b(run_id, {"Last-Event-ID": "99999"})
+        assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
+        frames_a, frames_b, frames_after = _frames(live_a), _frames(live_b), _frames(after_b)
+        ids = [i for i, _ in frames_b]
+        records = await _journal_entries(store_url, run_id)
+        event_seqs = [e.seq for e in records if kind_of(e.record) == "event"]
+        assert ids == event_seqs  # journal seqs: every committed event, in order, no gap
+        assert json.loads(frames_b[0][1])["event_type"] == "run_start"
+        assert json.loads(frames_b[-1][1])["event_type"] == "run_finish"
+        assert frames_b == frames_after  # live and after completion: the same stream
+        # The executing instance numbers its frames the same (PostgreSQL's JSONB may reorder
+        # keys inside free-form payloads: compare decoded).
+        assert _decoded(frames_a) == _decoded(frames_b)
+        # A Last-Event-ID the journal never committed: told to reset to the last seq.
+        assert reset[:2] == ["event: reset", f'data: {{"last_seq": {ids[-1]}}}']
+    finally:
+        a.stop()
+        b.stop()
+
+
+async def test_sqlite_events_of_a_run_read_from_another_instance(tmp_path: Path) -> None:
+    await _events_from_two_instances(tmp_path, f"sqlite:///{tmp_path / 'events.db'}")
+
+
+@pytest.mark.postgres
+async def test_postgres_events_of_a_run_read_live_from_another_instance(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    dsn = await _fresh_database(postgres_dsn, "awaken_events_two")
+    await _events_from_two_instances(tmp_path, dsn)

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
+from awaken_contract.contract.journal import JournalEntry, JournalRecord
 from awaken_contract.contract.mailbox import MailboxInterrupt, MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.tool import ToolCallContext, ToolResult
 from awaken_contract.errors import StorageIoError
 from awaken_server.bootstrap import default_system_config
-from awaken_server.demo import DemoWaitTool
+from awaken_server.demo import DemoPollTool
 from awaken_stores import InMemoryStore, SqliteStore
 from awaken_stores.memory import InMemoryMailboxStore
 
@@ -25,11 +27,21 @@ class FlakyStore(InMemoryStore):
         super().__init__()
         self.failures = failures
 
-    async def checkpoint(self, thread_id: str, messages: list[Message], run: RunRecord) -> None:
+    async def checkpoint_step(
+        self,
+        thread_id: str,
+        messages: list[Message],
+        run: RunRecord,
+        records: Sequence[JournalRecord] = (),
+        *,
+        expected_last_seq: int | None = None,
+    ) -> list[JournalEntry]:
         if self.failures > 0:
             self.failures -= 1
             raise StorageIoError("database is restarting")
-        await super().checkpoint(thread_id, messages, run)
+        return await super().checkpoint_step(
+            thread_id, messages, run, records, expected_last_seq=expected_last_seq
+        )
 
 
 class SlowSettlingMailbox(InMemoryMailboxStore):
@@ -54,8 +66,8 @@ class SlowSettlingMailbox(InMemoryMailboxStore):
         return await super().interrupt(mailbox_id, now)
 
 
-class EndlessWait(DemoWaitTool):
-    """``demo_wait`` that only ends when its run is cancelled."""
+class EndlessPoll(DemoPollTool):
+    """``demo_poll`` (idempotent: re-run after an interruption) that never ends by itself."""
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
         await asyncio.Event().wait()
@@ -210,10 +222,10 @@ async def test_shutdown_releases_unfinished_jobs_for_another_process(
     # The first process cannot finish the job however slowly the machine runs: its wait tool
     # ends only when the shutdown cancels the run. The second one runs the real tool.
     setup = default_system_config({})
-    stalled = dataclasses.replace(setup, tools={**setup.tools, "demo_wait": EndlessWait()})
+    stalled = dataclasses.replace(setup, tools={**setup.tools, "demo_poll": EndlessPoll()})
     first = await make_server(SqliteStore(db), server_config(shutdown={"timeout_secs": 0}), stalled)
     tid = (await first.client.post("/v1/threads", json={})).json()["id"]
-    await _submit(first, tid, "wait 2")
+    await _submit(first, tid, "poll 2")
 
     async def claimed() -> bool:
         return [j["status"] for j in await _jobs(first, tid)] == ["Claimed"]

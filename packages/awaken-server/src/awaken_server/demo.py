@@ -5,11 +5,14 @@ model so that every route works offline. It is NOT a language model: it reads th
 and follows a fixed script, always calling one of the demo tools first:
 
 - "wait 3" / "sleep 3"        → ``demo_wait`` (sleeps reporting progress; watch heartbeats, cancel)
+- "poll 3"                    → ``demo_poll`` (the same wait, declared idempotent: after a crash
+  mid-call it is simply run again instead of parking for a human)
 - "approve …" / "confirm …"   → ``demo_approval`` (suspends until a human decision arrives)
 - "weather in Paris"          → ``get_weather`` (canned forecast)
 - anything else               → ``word_count``
 
-then answers from the tool result, every text prefixed with ``[offline demo model]``.
+then answers from the tool result, every text prefixed with ``[offline demo model]``. A
+"think 2" anywhere in the latest user message makes every answer take that long (a slow model).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ __all__ = [
     "DEMO_PROVIDER_ID",
     "DemoApprovalTool",
     "DemoLlm",
+    "DemoPollTool",
     "DemoWaitTool",
     "GetWeatherTool",
     "WordCountTool",
@@ -58,6 +62,8 @@ _HINT = (
     "to use a real model."
 )
 _WAIT = re.compile(r"\b(?:wait|sleep)\s+(\d+(?:\.\d+)?)")
+_POLL = re.compile(r"\bpoll\s+(\d+(?:\.\d+)?)")
+_THINK = re.compile(r"\bthink\s+(\d+(?:\.\d+)?)")
 _CITY = re.compile(r"\b(?:in|for|at)\s+([A-Za-z][A-Za-z .'-]{0,40})")
 
 
@@ -75,6 +81,10 @@ class DemoLlm(LlmExecutor):
     async def execute(self, request: InferenceRequest) -> StreamResult:
         """Follow the script for the last message of the prompt."""
         last = next((m for m in reversed(request.messages) if m.role is not Role.SYSTEM), None)
+        user = next((m for m in reversed(request.messages) if m.role is Role.USER), None)
+        think = _THINK.search(user.text().lower()) if user is not None else None
+        if think is not None:
+            await asyncio.sleep(float(think.group(1)))
         if last is None or last.role is Role.TOOL or last.role is Role.ASSISTANT:
             return self._answer(last.text() if last is not None else "")
         return self._tool_call(last.text())
@@ -93,6 +103,8 @@ class DemoLlm(LlmExecutor):
         arguments: dict[str, Any]
         if match := _WAIT.search(lowered):
             name, arguments = "demo_wait", {"seconds": float(match.group(1))}
+        elif match := _POLL.search(lowered):
+            name, arguments = "demo_poll", {"seconds": float(match.group(1))}
         elif "approv" in lowered or "confirm" in lowered:
             name, arguments = "demo_approval", {"action": prompt.strip()[:200]}
         elif "weather" in lowered:
@@ -118,9 +130,11 @@ class GetWeatherTool(Tool):
     """A canned weather report (demo)."""
 
     def descriptor(self) -> ToolDescriptor:
-        return ToolDescriptor(
-            "get_weather", "Get Weather", "Weather for a city (demo, canned)"
-        ).with_parameters(_object_schema({"city": {"type": "string"}}, ["city"]))
+        return (
+            ToolDescriptor("get_weather", "Get Weather", "Weather for a city (demo, canned)")
+            .with_parameters(_object_schema({"city": {"type": "string"}}, ["city"]))
+            .with_idempotent()
+        )
 
     def validate_args(self, args: Any) -> None:
         if not isinstance(args, dict) or not isinstance(args.get("city"), str):
@@ -135,9 +149,11 @@ class WordCountTool(Tool):
     """Counts the words of a text (demo)."""
 
     def descriptor(self) -> ToolDescriptor:
-        return ToolDescriptor(
-            "word_count", "Word Count", "Count the words of a text"
-        ).with_parameters(_object_schema({"text": {"type": "string"}}, ["text"]))
+        return (
+            ToolDescriptor("word_count", "Word Count", "Count the words of a text")
+            .with_parameters(_object_schema({"text": {"type": "string"}}, ["text"]))
+            .with_idempotent()
+        )
 
     def validate_args(self, args: Any) -> None:
         if not isinstance(args, dict) or not isinstance(args.get("text"), str):
@@ -190,6 +206,19 @@ class DemoWaitTool(Tool):
             await ctx.report_progress(ProgressStatus.RUNNING, message, fraction)
 
 
+class DemoPollTool(DemoWaitTool):
+    """``demo_wait`` declared idempotent (waiting twice is harmless): re-run after a crash."""
+
+    def descriptor(self) -> ToolDescriptor:
+        return (
+            ToolDescriptor("demo_poll", "Poll", "Wait for a number of seconds (idempotent)")
+            .with_parameters(
+                _object_schema({"seconds": {"type": "number", "minimum": 0}}, ["seconds"])
+            )
+            .with_idempotent()
+        )
+
+
 class DemoApprovalTool(Tool):
     """Suspends until a human approves or denies (demo of HITL over HTTP).
 
@@ -220,5 +249,11 @@ class DemoApprovalTool(Tool):
 
 def demo_tools() -> dict[str, Tool]:
     """The demo tools by id."""
-    tools: list[Tool] = [GetWeatherTool(), WordCountTool(), DemoWaitTool(), DemoApprovalTool()]
+    tools: list[Tool] = [
+        GetWeatherTool(),
+        WordCountTool(),
+        DemoWaitTool(),
+        DemoPollTool(),
+        DemoApprovalTool(),
+    ]
     return {t.descriptor().id: t for t in tools}

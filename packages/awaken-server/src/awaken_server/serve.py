@@ -19,6 +19,7 @@ from awaken_contract.runtime import AgentRuntimeApi
 from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.instance import claim_instance_identity
 from awaken_server.metrics import ServerMetrics
 from awaken_server.playground import playground_routes
 from awaken_server.plugin_discovery import discover_plugins, with_plugin_capabilities
@@ -57,7 +58,9 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tuple[Any, AppState]:
+async def prepare_app(
+    setup: ServeSetup, store: Any, server: ServerConfig, *, consumer_id: str | None = None
+) -> tuple[Any, AppState]:
     """Build the runtime (through the config manager when the store has a config store), the
     app state and the Starlette app."""
 
@@ -91,7 +94,14 @@ async def prepare_app(setup: ServeSetup, store: Any, server: ServerConfig) -> tu
         runtime = await manager.apply()
     else:
         runtime = await factory(setup.system)
-    state = AppState.build(runtime, store, config=server, config_manager=manager, metrics=metrics)
+    state = AppState.build(
+        runtime,
+        store,
+        config=server,
+        config_manager=manager,
+        metrics=metrics,
+        consumer_id=consumer_id,
+    )
     state.closers.append(catalog.close)
     if manager is not None:
         config_manager = manager
@@ -122,8 +132,9 @@ async def serve(
             "AWAKEN_ADMIN_API_BEARER_TOKEN (or server.admin_bearer_token)"
         )
     telemetry: ServerTelemetry | None = None
+    identity = claim_instance_identity(server.data_dir)
     try:
-        app, _ = await prepare_app(setup, store, server)
+        app, _ = await prepare_app(setup, store, server, consumer_id=identity.instance_id)
         telemetry = app.state.telemetry
         sock = listen(host, port)
         port = sock.getsockname()[1]
@@ -145,6 +156,7 @@ async def serve(
         say(f"  agents: {', '.join(a.id for a in setup.system.agents)}")
         await uv_server.serve(sockets=[sock])
     finally:
+        identity.release()
         if telemetry is not None:
             telemetry.shutdown()  # flush the OTLP exporters
         close = getattr(store, "close", None)

@@ -11,6 +11,7 @@ hub, not into the socket.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import itertools
 import time
 from collections import deque
@@ -80,6 +81,10 @@ class Frame:
     terminal: bool
 
 
+def _seq_of(frame: Frame) -> int:
+    return frame.seq
+
+
 class RunEventHub:
     """The replay buffer and live fan-out of one run's frames.
 
@@ -95,6 +100,7 @@ class RunEventHub:
         self.capacity = max(capacity, 1)
         self._frames: deque[Frame] = deque(maxlen=self.capacity)
         self._next_seq = 0
+        self.first_seq = 0
         self._changed = asyncio.Event()
         self._room = asyncio.Event()
         self._cursors: dict[int, int] = {}
@@ -108,6 +114,12 @@ class RunEventHub:
     def next_seq(self) -> int:
         """The id the next published frame will get."""
         return self._next_seq
+
+    def rebase(self, first_seq: int) -> None:
+        """Number this attempt's frames from ``first_seq`` (the run journal's next seq, so SSE
+        ids are journal seqs); only before the first frame."""
+        if self._next_seq == self.first_seq and not self._frames:
+            self._next_seq = self.first_seq = first_seq
 
     @property
     def closed(self) -> bool:
@@ -127,6 +139,10 @@ class RunEventHub:
         self._wake()
         return frame
 
+    def skip(self, count: int) -> None:
+        """Leave ``count`` ids unused (journal entries that are not events)."""
+        self._next_seq += count
+
     def close(self) -> None:
         """Mark the run as finished: subscribers drain the buffer and stop."""
         first = not self._closed
@@ -144,11 +160,11 @@ class RunEventHub:
     def _start_after(self, after: int | None) -> int:
         """Translate a ``Last-Event-ID`` into the first sequence number to send."""
         if after is None:
-            return 0
+            return self.first_seq
         if after >= self._next_seq:
             # An id this hub never issued: the client saw an earlier incarnation of the run
             # (another process); send everything we have.
-            return 0
+            return self.first_seq
         return after + 1
 
     def lagging(self) -> bool:
@@ -230,10 +246,13 @@ class RunEventHub:
                     batch: list[Frame] = []
                     terminal = False
                     while cursor < self._next_seq and len(batch) < max_batch:
-                        first = self._next_seq - len(self._frames)
-                        cursor = max(cursor, first)
-                        frame = self._frames[cursor - first]
-                        cursor += 1
+                        # Ids may skip (journal entries that are not events): find by seq.
+                        index = bisect.bisect_left(self._frames, cursor, key=_seq_of)
+                        if index >= len(self._frames):
+                            cursor = self._next_seq
+                            break
+                        frame = self._frames[index]
+                        cursor = frame.seq + 1
                         batch.append(frame)
                         if stop_at_terminal and frame.terminal:
                             terminal = True
@@ -270,6 +289,9 @@ class HubSink(EventSink):
 
     def __init__(self, hub: RunEventHub) -> None:
         self.hub = hub
+
+    def skip_seq(self, count: int = 1) -> None:
+        self.hub.skip(count)
 
     async def emit(self, event: AgentEvent) -> None:
         """Publish the event (waiting while a connected reader is a full buffer behind)."""

@@ -88,6 +88,10 @@ class ServerConfig(BaseModel):
     )
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=0)
     """Largest accepted request body (0 = unlimited); larger → 413."""
+    data_dir: str = ".awaken"
+    """Local folder for this instance's persistent identity (relative to the working
+    directory); a restarted instance takes its identity back and reclaims its orphaned claims
+    at once."""
     heartbeat_interval_secs: float = Field(default=15.0, gt=0)
     """Idle time after which an SSE stream gets a ``: heartbeat`` comment."""
     default_agent_id: str = "default"

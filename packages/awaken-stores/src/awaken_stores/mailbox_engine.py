@@ -29,6 +29,7 @@ __all__ = ["MailboxEngine", "MailboxTxn"]
 
 _QUEUED = MailboxJobStatus.QUEUED
 _CLAIMED = MailboxJobStatus.CLAIMED
+_FOREVER = 2**62  # a lease horizon no claim reaches
 
 
 class MailboxTxn:
@@ -403,15 +404,24 @@ class MailboxEngine(MailboxStore):
         )
 
     async def reclaim_expired_leases(self, now: int, limit: int) -> MailboxJobList:
+        return await self._reclaim(now, limit, None)
+
+    async def reclaim_claims_of(self, consumer: str, now: int, limit: int) -> MailboxJobList:
+        return await self._reclaim(now, limit, consumer)
+
+    async def _reclaim(self, now: int, limit: int, consumer: str | None) -> MailboxJobList:
+        """Expired claims, or (``consumer``) every claim that consumer holds."""
+        horizon = now if consumer is None else _FOREVER
         reclaimed: list[MailboxJob] = []
-        for job_id, mailbox_id in await self._expired_candidates(now, limit):
+        for job_id, mailbox_id in await self._expired_candidates(horizon, limit):
             async with self._transaction(mailbox_id, job_id) as txn:
                 job = txn.jobs.get(job_id)
                 if (
                     job is None
                     or job.status is not _CLAIMED
                     or job.lease_until is None
-                    or job.lease_until >= now
+                    or job.lease_until >= horizon
+                    or (consumer is not None and job.claimed_by != consumer)
                 ):
                     continue
                 if self._is_stale(txn, job):

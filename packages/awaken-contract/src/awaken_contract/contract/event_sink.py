@@ -23,6 +23,10 @@ class EventSink(abc.ABC):
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Called once when the producer is done."""
 
+    def skip_seq(self, count: int = 1) -> None:  # noqa: B027 - optional hook
+        """``count`` run-journal entries that are not events took the next seqs (a sink that
+        numbers its frames by journal seq advances its counter)."""
+
 
 class NullEventSink(EventSink):
     """Discards events."""

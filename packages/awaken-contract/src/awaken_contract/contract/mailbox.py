@@ -279,6 +279,12 @@ class MailboxStore(ABC):
         """Requeue (or dead-letter) Claimed jobs whose lease expired; stale ones are superseded
         and not returned."""
 
+    async def reclaim_claims_of(self, consumer: str, now: int, limit: int) -> MailboxJobList:
+        """Requeue (or dead-letter) Claimed jobs held by ``consumer`` whatever their lease:
+        called by a restarted instance for the orphans of its previous life. The default
+        reclaims nothing (the leases then expire as usual)."""
+        return []
+
     @abstractmethod
     async def purge_terminal(self, older_than: int) -> int:
         """Delete terminal jobs with ``updated_at < older_than``; return how many."""

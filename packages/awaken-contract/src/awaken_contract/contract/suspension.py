@@ -187,3 +187,6 @@ class WaitingReason(enum.StrEnum):
     MANUAL_PAUSE = "manual_pause"
     SCHEDULED_ACTION = "scheduled_action"
     DELEGATION = "delegation"
+    INTERRUPTED_TOOL_CALL = "interrupted_tool_call"
+    """A non-idempotent tool call was running when its process died: a human decides (resume =
+    retry it, cancel = tell the model it was interrupted)."""

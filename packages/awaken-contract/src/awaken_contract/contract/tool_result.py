@@ -29,6 +29,10 @@ class ToolDescriptor(msgspec.Struct, omit_defaults=True):
     parameters: dict[str, Any] = msgspec.UNSET  # type: ignore[assignment]  # always written
     category: str | None = msgspec.UNSET  # type: ignore[assignment]  # always written (null)
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    idempotent: bool = False
+    """Running the call twice with the same call id has the effect of running it once: after a
+    crash mid-call the run re-executes it (same ``ToolCallContext.call_id``) instead of parking
+    for a human (docs/durability.md, "Crash-safe resume")."""
 
     def __post_init__(self) -> None:
         if is_unset(self.parameters):
@@ -49,6 +53,11 @@ class ToolDescriptor(msgspec.Struct, omit_defaults=True):
     def with_metadata(self, key: str, value: Any) -> ToolDescriptor:
         """Attach metadata (never sent to the model)."""
         self.metadata[key] = value
+        return self
+
+    def with_idempotent(self, idempotent: bool = True) -> ToolDescriptor:
+        """Declare the tool safe to re-execute with the same call id after a crash."""
+        self.idempotent = idempotent
         return self
 
 

@@ -25,6 +25,7 @@ from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.run_journal import ToolJournal
 from awaken_runtime.state.store import StateStore
 
 __all__ = ["ToolContext"]
@@ -49,6 +50,8 @@ class ToolContext:
     profile_store: ProfileStore | None = None
     descriptors: Sequence[ToolDescriptor] = ()
     """The tools offered to the model (``ctx.tools`` of every hook)."""
+    journal: ToolJournal | None = None
+    """Records executions in the run journal and answers calls an earlier attempt ran."""
 
     def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
         """A context for ``phase`` over the current snapshot (``with_token=False``: phases

@@ -58,6 +58,7 @@ from awaken_runtime.cancellation import RunCancelled
 from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.executor import execute_single_tool
 from awaken_runtime.execution.resume import cancelled_text, prepare_resume, replace_tool_message
+from awaken_runtime.run_journal import interrupted_ticket
 
 __all__ = [
     "INTERRUPTED_MESSAGE",
@@ -102,6 +103,12 @@ class ToolPipeline:
             if self.ctx.canceller.is_cancelled:
                 await self._backfill(calls[index:], CANCELLED_MESSAGE)
                 return None, suspended
+            resumed = await self._from_journal(call)
+            if resumed is ToolCallOutcome.SUSPENDED:
+                await self._backfill(calls[index + 1 :])
+                return None, True
+            if resumed is not None:
+                continue
             decision = await self._intercept(call, None)
             if decision is not None:
                 outcome = await self._apply(call, decision, None)
@@ -145,6 +152,10 @@ class ToolPipeline:
         allowed: list[ToolCall] = []
         rest: list[ToolCall] = []
         for index, call in enumerate(calls):
+            resumed = await self._from_journal(call)
+            if resumed is not None:
+                suspended = suspended or resumed is ToolCallOutcome.SUSPENDED
+                continue
             decision = await self._gate(call, None)
             if allowed and isinstance(decision, InterceptBlock | InterceptSuspend):
                 rest = list(calls[index:])  # re-checked once the allowed calls committed
@@ -163,11 +174,14 @@ class ToolPipeline:
         if not allowed:
             return blocked, suspended, rest
         base = self._tool_ctx(ToolCall("", "", None), None)
+        await self._record_started(allowed)
         try:
             results = await host.canceller.race(host.executor.execute(host.tools, allowed, base))
         except RunCancelled:
             await self._backfill([*allowed, *rest], CANCELLED_MESSAGE)
             return blocked, suspended, []
+        if host.journal is not None:
+            await host.journal.finished([(item.call, item.output.result) for item in results])
         # One frozen snapshot for every call: their writes must merge (Exclusive keys conflict).
         conflicts = StateCommand()
         strategy = host.store.strategy
@@ -239,6 +253,38 @@ class ToolPipeline:
         """Calls currently waiting for a decision."""
         states = self.ctx.store.snapshot().get(ToolCallStatesKey)
         return [] if states is None else states.with_status(ToolCallStatus.SUSPENDED)
+
+    # ------------------------------------------------------------------ journal
+    async def _from_journal(self, call: ToolCall) -> ToolCallOutcome | None:
+        """Complete a call an interrupted attempt already ran: its recorded result, or — when
+        it was cut off mid-run and is not idempotent — a ticket for a human. ``None``: run it
+        (normally, or again with the same call id when its tool is idempotent)."""
+        journal = self.ctx.journal
+        if journal is None:
+            return None
+        recorded = journal.recorded(call.id)
+        if recorded is not None:
+            return await self._complete(call, recorded, None, None)
+        if not journal.interrupted(call.id) or self._idempotent(call):
+            return None
+        ticket = interrupted_ticket(call)
+        _log.warning("tool call %s (%s) was interrupted; parked for a human", call.id, call.name)
+        return await self._complete(
+            call,
+            ToolResult.suspended_with(call.name, ticket.suspension.message, ticket),
+            None,
+            None,
+            run_after_hooks=False,
+        )
+
+    def _idempotent(self, call: ToolCall) -> bool:
+        tool = self.ctx.tools.get(call.name)
+        return tool is not None and tool.descriptor().idempotent
+
+    async def _record_started(self, calls: Sequence[ToolCall]) -> None:
+        journal = self.ctx.journal
+        if journal is not None:
+            await journal.started([(call, self._idempotent(call)) for call in calls])
 
     # ------------------------------------------------------------------ internals
     def _call_extra(self, call: ToolCall, state: ToolCallState | None) -> dict[str, Any]:
@@ -353,10 +399,13 @@ class ToolPipeline:
         """Execute one allowed call and complete it; ``None`` when cancelled mid-way."""
         host = self.ctx
         ctx = self._tool_ctx(call, state)
+        await self._record_started([call])
         try:
             output: ToolOutput = await host.canceller.race(
                 execute_single_tool(host.tools, call, ctx)
             )
+            if host.journal is not None:
+                await host.journal.finished([(call, output.result)])
         except RunCancelled:
             await self._complete(
                 call,

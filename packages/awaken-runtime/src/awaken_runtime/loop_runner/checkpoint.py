@@ -27,6 +27,8 @@ from awaken_contract.contract.storage import (
 from awaken_contract.contract.suspension import ToolCallStatus, WaitingReason
 from awaken_contract.state import PersistedState
 
+from awaken_runtime.run_journal import INTERRUPTED_TOOL_CALL
+
 __all__ = ["RunRecordInputs", "build_run_record", "waiting_reason_of"]
 
 _WAITING_REASONS = {
@@ -98,8 +100,13 @@ def _waiting(lifecycle: RunLifecycleState, calls: ToolCallStatesMap | None) -> R
                     )
                 )
     tickets.sort(key=lambda t: (t.tool_call_id, t.ticket_id))
+    interrupted = any(t.reason == INTERRUPTED_TOOL_CALL for t in tickets)
     return RunWaitingState(
-        reason=waiting_reason_of(lifecycle.status_reason),
+        reason=(
+            WaitingReason.INTERRUPTED_TOOL_CALL
+            if interrupted
+            else waiting_reason_of(lifecycle.status_reason)
+        ),
         ticket_ids=[t.ticket_id for t in tickets],
         tickets=tickets,
         message=lifecycle.status_reason,

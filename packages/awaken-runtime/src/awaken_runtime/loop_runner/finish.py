@@ -67,6 +67,7 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
             result=result,
         )
     )
+    await run.flush_journal()
     return run.result(termination, response)
 
 
@@ -83,3 +84,4 @@ async def finish_suspended(run: LoopContext) -> None:
             identity=identity,
         )
     )
+    await run.flush_journal()

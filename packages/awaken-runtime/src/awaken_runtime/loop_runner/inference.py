@@ -109,6 +109,8 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
         )
         raise
     duration_ms = int((time.perf_counter() - started) * 1000)
+    if run.journal is not None and not cancelled:
+        run.journal.record_inference(run.step_index, request, result)
     model = run.agent.model
     cost = model.cost(result.usage) if model is not None else None
     if cost is not None:
@@ -149,7 +151,14 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
 
 
 async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
-    """Stream one inference; ``(result, cancelled)``. Executor failures → InferenceFailed."""
+    """Stream one inference; ``(result, cancelled)``. Executor failures → InferenceFailed.
+
+    The first inference of a resumed attempt answers from the interrupted step's recorded
+    result (no model call): its tool calls may already have run."""
+    recorded = run.resume.take_inference() if run.resume is not None else None
+    if recorded is not None:
+        _account(run, recorded)
+        return recorded, False
     collector = StreamCollector()
     cancelled = False
     try:

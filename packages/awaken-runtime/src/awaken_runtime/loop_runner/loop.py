@@ -67,6 +67,7 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
 
 
 async def _run(run: LoopContext) -> AgentRunResult:
+    await run.open_journal()
     agent = run.resolve()
     run.base_agent = agent
     run.activate(agent)
@@ -101,6 +102,9 @@ async def _run(run: LoopContext) -> AgentRunResult:
 
 async def _run_body(run: LoopContext) -> TerminationReason:
     """The loop proper; ``suspended`` when the run stays parked without waiting."""
+    # The attempt is durable from its start: thread, input messages and a ``running`` record
+    # (so the thread, runs/active and the history answer truthfully during the first step).
+    await run.checkpoint()
     await run.pipeline.replay_resumed()
     try:
         await run.run_phase(Phase.RUN_START)

@@ -19,6 +19,7 @@ from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, 
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
+from awaken_contract.contract.journal import JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
@@ -49,6 +50,13 @@ from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.policies.hook import stop_termination
 from awaken_runtime.registry.resolved import ResolvedAgent
+from awaken_runtime.run_journal import (
+    JournalingSink,
+    ResumePoint,
+    StepJournal,
+    ToolJournal,
+    load_resume_point,
+)
 from awaken_runtime.state.store import StateStore
 from awaken_runtime.structured import OutputState
 
@@ -113,6 +121,44 @@ class LoopContext:
         self.pipeline: ToolPipeline
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
+        self.journal: StepJournal | None = None
+        self.resume: ResumePoint | None = None
+        self._sink: EventSink = params.sink
+
+    async def open_journal(self) -> None:
+        """Record into the run's journal (a journaled checkpoint store only); a continued
+        attempt also reads where the interrupted one stopped."""
+        store = self.params.checkpoint_store
+        if not isinstance(store, JournaledThreadRunStore):
+            return
+        run_id = self.identity.run_id
+        try:
+            last_seq = await store.last_seq(run_id)
+            previous = self.params.previous_run
+            # An attempt that died mid-run left the record created/running (a parked run is
+            # waiting, a finished one done): pick up its unfinished step.
+            crashed = previous is None or previous.status in (RunStatus.CREATED, RunStatus.RUNNING)
+            if last_seq > 0 and crashed:
+                self.resume = await load_resume_point(store, run_id, self.params.messages)
+        except StorageError as exc:
+            raise LoopStorageFailed(str(exc)) from exc
+        self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
+        self._sink = JournalingSink(self.params.sink, self.journal)
+
+    async def flush_journal(self) -> None:
+        """Write the events emitted after the last checkpoint (best effort: the run's outcome
+        is already durable in its run record)."""
+        if self.journal is None:
+            return
+        try:
+            await self.journal.flush()
+        except LoopStorageFailed as exc:
+            _log.warning("journal flush of %s failed: %s", self.identity.run_id, exc)
+
+    @property
+    def step_index(self) -> int:
+        """The 0-based index of the current step across the run's attempts."""
+        return self.record.base_steps + max(self.steps - 1, 0)
 
     # ------------------------------------------------------------------ the request
     @property
@@ -127,8 +173,8 @@ class LoopContext:
 
     @property
     def sink(self) -> EventSink:
-        """Where the run's events go."""
-        return self.params.sink
+        """Where the run's events go (through the journal when the run records one)."""
+        return self._sink
 
     @property
     def identity(self) -> RunIdentity:
@@ -269,6 +315,11 @@ class LoopContext:
                 token=self.params.cancellation_token,
                 profile_store=self.params.profile_store,
                 descriptors=self.agent_tool_descriptors(),
+                journal=(
+                    ToolJournal(self.journal, self.resume, lambda: self.step_index)
+                    if self.journal is not None
+                    else None
+                ),
             )
         )
 
@@ -347,8 +398,20 @@ class LoopContext:
             response=response,
             now_secs=now_secs(),
         )
+        journal = self.journal
         try:
-            await target.checkpoint(self.identity.thread_id, self.messages, record)
+            if journal is not None and isinstance(target, JournaledThreadRunStore):
+                records = journal.take()
+                entries = await target.checkpoint_step(
+                    self.identity.thread_id,
+                    self.messages,
+                    record,
+                    records,
+                    expected_last_seq=journal.last_seq,
+                )
+                journal.committed(len(entries))
+            else:
+                await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
         self.record.previous = record

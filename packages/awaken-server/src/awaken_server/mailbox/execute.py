@@ -13,6 +13,7 @@ import logging
 import time
 
 from awaken_contract.contract.event import Error, RunFinish
+from awaken_contract.contract.journal import JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus, MailboxRunResult
 from awaken_contract.contract.request import RunRequest
@@ -24,7 +25,7 @@ from awaken_server.mailbox.core import MailboxCore
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
 from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
-from awaken_server.sse import HubSink
+from awaken_server.sse import HubSink, RunEventHub
 
 __all__ = ["TRANSIENT_ERROR_CODES", "JobRunner"]
 
@@ -112,6 +113,7 @@ class JobRunner:
         token = job.claim_token or ""
         run_id = job.run_id or job.job_id
         hub = self.core.hubs.open(run_id, worker.thread_id)
+        await self._number_from_journal(hub, run_id)
         job_sink = JobSink(
             worker,
             HubSink(hub),
@@ -145,6 +147,16 @@ class JobRunner:
             hub.close()
             if self.core.accepting:
                 asyncio.get_running_loop().call_soon(self._schedule_dispatch, worker.thread_id)
+
+    async def _number_from_journal(self, hub: RunEventHub, run_id: str) -> None:
+        """SSE ids of this attempt continue the run journal's seqs (the loop journals every
+        event it emits, in order)."""
+        store = self.core.run_store
+        if isinstance(store, JournaledThreadRunStore):
+            try:
+                hub.rebase(await store.last_seq(run_id) + 1)
+            except Exception:
+                _log.warning("journal of run %s unreadable; SSE ids from 0", run_id, exc_info=True)
 
     def _schedule_dispatch(self, thread_id: str) -> None:
         if self.core.accepting:

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 
 from awaken_contract.contract.journal import JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import TerminationReason
-from awaken_contract.contract.mailbox import MailboxJobStatus
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus
 from awaken_contract.ids import now_ms
 
 from awaken_server.mailbox.core import MailboxCore
@@ -99,13 +99,23 @@ class Maintenance:
         self._started = False
 
     async def recover(self) -> None:
-        """Startup recovery: reclaim expired leases, then dispatch every thread with queued work."""
+        """Startup recovery: take back the claims this instance's identity held in its previous
+        life (they are orphans now: no need to wait for their leases), reclaim expired leases,
+        then dispatch every thread with queued work."""
+        own = await self.core.store.reclaim_claims_of(self.core.consumer_id, now_ms(), 1000)
+        if own:
+            _log.info("reclaimed %d claim(s) of this instance's previous run", len(own))
+        await self._requeued(own)
         await self.sweep()
         await self.dispatch_queued()
 
     async def sweep(self) -> int:
         """Reclaim expired leases (a crashed worker's jobs become Queued again or dead)."""
         reclaimed = await self.core.store.reclaim_expired_leases(now_ms(), 100)
+        await self._requeued(reclaimed)
+        return len(reclaimed)
+
+    async def _requeued(self, reclaimed: list[MailboxJob]) -> None:
         for job in reclaimed:
             self.core.count("reclaim", "ok")
             if job.status is MailboxJobStatus.DEAD_LETTER and job.run_id:
@@ -115,7 +125,6 @@ class Maintenance:
                 await self.runner.dispatch_job(job)
         if reclaimed:
             self.core.wake.set()
-        return len(reclaimed)
 
     async def dispatch_queued(self) -> int:
         """Try dispatch for every thread with Queued jobs; deliver decisions to live runs."""

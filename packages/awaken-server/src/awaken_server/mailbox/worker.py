@@ -98,3 +98,6 @@ class JobSink(EventSink):
             self.metrics.observe_event(event)
         await self.hub_sink.emit(event)
         await self.target.emit(event)
+
+    def skip_seq(self, count: int = 1) -> None:
+        self.hub_sink.skip_seq(count)

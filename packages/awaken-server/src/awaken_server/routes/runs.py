@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from awaken_contract.contract.journal import JournaledThreadRunStore
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.storage import RunQuery
 from starlette.requests import Request
 from starlette.responses import Response
@@ -9,11 +11,12 @@ from starlette.routing import BaseRoute, Route
 
 from awaken_server.agent_lookup import require_agent
 from awaken_server.errors import BadRequest
+from awaken_server.journal_stream import journal_frames
 from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
 from awaken_server.run_control import cancel_response, decision_response
 from awaken_server.security.streams import StreamRoute
-from awaken_server.sse import parse_last_event_id
+from awaken_server.sse import parse_last_event_id, sse_response
 from awaken_server.state import state_of
 from awaken_server.thread_input import inject_messages
 from awaken_server.wire import (
@@ -69,17 +72,37 @@ async def get_run(request: Request) -> Response:
 async def run_events(request: Request) -> Response:
     """``GET /v1/runs/:id/events``: replay frames after ``Last-Event-ID`` then the live tail.
 
-    204 when this process holds no events of the run (nothing to resume)."""
+    With a journaled store the events come from the run journal (any instance, across
+    restarts; SSE ids are journal seqs — see :mod:`awaken_server.journal_stream`); otherwise
+    from this process's replay buffer, 204 when it holds no events of the run."""
     state = state_of(request)
     run_id = request.path_params["id"]
     hub = state.hubs.get(run_id)
-    if hub is None:
-        await load_run(state, run_id)
-        return Response(status_code=204)
     after = parse_last_event_id(request.headers.get("last-event-id"))
     if after is None:
         raw = request.query_params.get("after")
         after = parse_last_event_id(raw)
+    store = state.store
+    if isinstance(store, JournaledThreadRunStore):
+        run = await load_run(state, run_id)
+        frames = journal_frames(
+            store,
+            run_id,
+            after,
+            hub,
+            finished=run.status is RunStatus.DONE and (hub is None or hub.closed),
+            max_batch=state.config.sse_buffer_size,
+        )
+        metrics = state.metrics
+        metrics.sse_connections.inc()
+        return sse_response(
+            frames,
+            heartbeat_interval=state.config.heartbeat_interval_secs,
+            on_close=metrics.sse_connections.dec,
+        )
+    if hub is None:
+        await load_run(state, run_id)
+        return Response(status_code=204)
     return stream_hub(state, hub, after)
 
 

@@ -1,0 +1,251 @@
+"""Recording a run into its journal, and what an interrupted attempt left there to resume from.
+
+:class:`StepJournal` buffers the step's records (every event, each inference's request digest
+and result) and hands them to the step checkpoint, which writes them in the same transaction.
+Tool lifecycle records are made durable at once: ``tool_started`` *before* the tool runs (a
+crash mid-call must be visible after restart) and ``tool_finished`` right after it returns (a
+finished call is never run again). The loop is the run's only writer while it holds the
+mailbox claim, so it fences every write with ``expected_last_seq``: a zombie attempt whose
+claim was taken over fails with ``VersionConflict`` instead of interleaving.
+
+:class:`ResumePoint` is read at the start of a continued attempt: the last recorded inference
+whose tool calls never reached a committed checkpoint (the interrupted step), and the tool
+records of those calls. See docs/durability.md and ADR 0017.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from awaken_contract.contract.event import AgentEvent, AnyAgentEvent
+from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.executor import InferenceRequest
+from awaken_contract.contract.inference import StreamResult
+from awaken_contract.contract.journal import (
+    EventRecord,
+    InferenceRecord,
+    JournaledThreadRunStore,
+    JournalKind,
+    JournalRecord,
+    ToolFinishedRecord,
+    ToolStartedRecord,
+    request_digest,
+)
+from awaken_contract.contract.message import Message, ToolCall
+from awaken_contract.contract.suspension import PendingToolCall, SuspendTicket, Suspension
+from awaken_contract.contract.tool import ToolResult
+from awaken_contract.errors import LoopStorageFailed, StorageError
+
+__all__ = [
+    "INTERRUPTED_TOOL_CALL",
+    "JournalingSink",
+    "ResumePoint",
+    "StepJournal",
+    "ToolJournal",
+    "interrupted_ticket",
+    "load_resume_point",
+]
+
+INTERRUPTED_TOOL_CALL = "interrupted_tool_call"
+"""Suspension action (and waiting reason) of a non-idempotent call cut off by a crash."""
+
+_RESUME_KINDS = (JournalKind.INFERENCE, JournalKind.TOOL_STARTED, JournalKind.TOOL_FINISHED)
+
+
+class StepJournal:
+    """The run's journal writer: a buffer flushed by the step checkpoint (or a tool record)."""
+
+    __slots__ = ("_buffer", "last_seq", "run_id", "sink", "store")
+
+    def __init__(
+        self,
+        store: JournaledThreadRunStore,
+        run_id: str,
+        last_seq: int,
+        sink: EventSink | None = None,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.last_seq = last_seq
+        self.sink = sink
+        self._buffer: list[JournalRecord] = []
+
+    def _record(self, record: JournalRecord) -> None:
+        """Buffer a record that is not an event (its seq is skipped by seq-numbering sinks)."""
+        self._buffer.append(record)
+        if self.sink is not None:
+            self.sink.skip_seq(1)
+
+    def record_event(self, event: AgentEvent) -> None:
+        """Buffer an event (written with the next flush or checkpoint)."""
+        self._buffer.append(EventRecord(event=cast(AnyAgentEvent, event)))
+
+    def record_inference(
+        self, step_index: int, request: InferenceRequest, result: StreamResult
+    ) -> None:
+        """Buffer an inference's request digest and result."""
+        self._record(
+            InferenceRecord(
+                step_index=step_index, request_digest=request_digest(request), result=result
+            )
+        )
+
+    async def tools_started(self, calls: Sequence[tuple[ToolCall, bool]], step_index: int) -> None:
+        """Durably record that the calls (with their idempotency) are about to execute —
+        before any side effect."""
+        for call, idempotent in calls:
+            self._record(
+                ToolStartedRecord(
+                    call_id=call.id,
+                    tool_name=call.name,
+                    arguments=call.arguments,
+                    step_index=step_index,
+                    idempotent=idempotent,
+                )
+            )
+        await self.flush()
+
+    async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> None:
+        """Durably record the results of executed calls."""
+        for call, result in results:
+            self._record(ToolFinishedRecord(call_id=call.id, tool_name=call.name, result=result))
+        await self.flush()
+
+    def take(self) -> list[JournalRecord]:
+        """The buffered records, handed to a checkpoint (which commits them)."""
+        records, self._buffer = self._buffer, []
+        return records
+
+    def committed(self, count: int) -> None:
+        """``count`` records were committed by a checkpoint."""
+        self.last_seq += count
+
+    async def flush(self) -> None:
+        """Append the buffered records now (fenced by the last seq this writer knows)."""
+        records = self.take()
+        if not records:
+            return
+        try:
+            entries = await self.store.append(self.run_id, records, expected_last_seq=self.last_seq)
+        except StorageError as exc:
+            raise LoopStorageFailed(str(exc)) from exc
+        self.last_seq += len(entries)
+
+
+class JournalingSink(EventSink):
+    """Forwards events to the run's sink and records them in its :class:`StepJournal`."""
+
+    def __init__(self, inner: EventSink, journal: StepJournal) -> None:
+        self.inner = inner
+        self.journal = journal
+
+    async def emit(self, event: AgentEvent) -> None:
+        self.journal.record_event(event)
+        await self.inner.emit(event)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+class ResumePoint:
+    """What the interrupted attempt of a run left: its unfinished step's inference and calls."""
+
+    __slots__ = ("finished", "inference", "started")
+
+    def __init__(
+        self,
+        inference: StreamResult | None = None,
+        started: dict[str, ToolStartedRecord] | None = None,
+        finished: dict[str, ToolResult] | None = None,
+    ) -> None:
+        self.inference = inference
+        self.started = started or {}
+        self.finished = finished or {}
+
+    def take_inference(self) -> StreamResult | None:
+        """The recorded answer of the interrupted step (once; ``None`` afterwards)."""
+        result, self.inference = self.inference, None
+        return result
+
+    def interrupted(self, call_id: str) -> bool:
+        """The call started in the interrupted attempt but its result was never recorded."""
+        return call_id in self.started and call_id not in self.finished
+
+
+class ToolJournal:
+    """The tool pipeline's view of the journal: record executions, answer resumed calls."""
+
+    __slots__ = ("_step_index", "journal", "resume")
+
+    def __init__(
+        self, journal: StepJournal, resume: ResumePoint | None, step_index: Callable[[], int]
+    ) -> None:
+        self.journal = journal
+        self.resume = resume
+        self._step_index = step_index
+
+    def recorded(self, call_id: str) -> ToolResult | None:
+        """The result an earlier attempt recorded for ``call_id`` (never execute it again)."""
+        return None if self.resume is None else self.resume.finished.get(call_id)
+
+    def interrupted(self, call_id: str) -> bool:
+        """``call_id`` was executing when the earlier attempt died."""
+        return self.resume is not None and self.resume.interrupted(call_id)
+
+    async def started(self, calls: Sequence[tuple[ToolCall, bool]]) -> None:
+        """Durable ``tool_started`` records, before execution."""
+        if calls:
+            await self.journal.tools_started(calls, self._step_index())
+
+    async def finished(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> None:
+        """Durable ``tool_finished`` records, right after execution."""
+        if results:
+            await self.journal.tools_finished(results)
+
+
+def interrupted_ticket(call: ToolCall) -> SuspendTicket:
+    """The ticket a human resolves for a non-idempotent call cut off by a crash: ``resume``
+    re-executes it, ``cancel`` tells the model it was interrupted."""
+    return SuspendTicket(
+        suspension=Suspension(
+            id=f"interrupted-{call.id}",
+            action=INTERRUPTED_TOOL_CALL,
+            message=(
+                f"Tool '{call.name}' was running when the server stopped; its outcome is "
+                "unknown. Resume to run it again, or cancel to tell the model."
+            ),
+        ),
+        pending=PendingToolCall(id=call.id, name=call.name, arguments=call.arguments),
+    )
+
+
+async def load_resume_point(
+    store: JournaledThreadRunStore, run_id: str, messages: list[Message]
+) -> ResumePoint:
+    """Read the journal of ``run_id`` for the step an earlier attempt did not commit.
+
+    The interrupted step is the last recorded inference with tool calls none of which is in
+    the committed history ``messages``; its ``tool_started`` / ``tool_finished`` records tell
+    which calls ran (text-only answers are simply inferred again: they have no side effects).
+    """
+    entries = await store.read(run_id, kinds=_RESUME_KINDS)
+    last: InferenceRecord | None = None
+    for entry in entries:
+        if isinstance(entry.record, InferenceRecord):
+            last = entry.record
+    if last is None or not last.result.tool_calls:
+        return ResumePoint()
+    ids = {c.id for c in last.result.tool_calls}
+    committed = {c.id for m in messages for c in (m.tool_calls or ())}
+    committed |= {m.tool_call_id for m in messages if m.tool_call_id}
+    if ids & committed:
+        return ResumePoint()
+    point = ResumePoint(inference=last.result)
+    for entry in entries:
+        record = entry.record
+        if isinstance(record, ToolStartedRecord) and record.call_id in ids:
+            point.started[record.call_id] = record
+        elif isinstance(record, ToolFinishedRecord) and record.call_id in ids:
+            point.finished[record.call_id] = record.result
+    return point
