@@ -139,6 +139,8 @@ class JournalingSink(EventSink):
     def __init__(self, inner: EventSink, journal: StepJournal) -> None:
         self.inner = inner
         self.journal = journal
+        # As the wrapped sink: nobody reads a snapshot the run's own consumer does not want.
+        self.wants_state_snapshots = inner.wants_state_snapshots
 
     async def emit(self, event: AgentEvent) -> None:
         self.journal.record_event(event)
