@@ -53,6 +53,7 @@ from awaken_contract.ids import now_secs as _now_secs
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
 from awaken_stores._journal_local import LocalJournalHub, hub_for
+from awaken_stores._journal_watch import ExternalChangeWatcher
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 
@@ -153,6 +154,11 @@ class _SqliteDb:
         self._conn: aiosqlite.Connection | None = None
         in_memory = self.path == ":memory:"
         self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
+        self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._data_version)
+
+    async def _data_version(self) -> int:
+        """Changes whenever another connection (another process) committed to the file."""
+        return int(await self.run(lambda c: c.execute("PRAGMA data_version").fetchone()[0]))
 
     async def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:
@@ -190,6 +196,7 @@ class _SqliteDb:
         return result
 
     async def close(self) -> None:
+        self.journal_watch.stop()
         async with self.lock:
             if self._conn is not None:
                 await self._conn.close()
@@ -606,9 +613,10 @@ class SqliteStore(_SqliteBacked, JournaledThreadRunStore):
         return int(value or 0)
 
     def subscribe(self, run_id: str) -> JournalSubscription:
-        """In-process notification: appends through any ``SqliteStore`` of this process on the
-        same file wake the subscriber; other processes are seen by ``follow``'s poll."""
-        return self._db.journal_hub.subscribe(run_id)
+        """Appends through any ``SqliteStore`` of this process on the same file wake the
+        subscriber at once; commits by other processes within ~0.1 s (``PRAGMA data_version``
+        is checked while anyone is subscribed)."""
+        return self._db.journal_watch.subscribe(run_id)
 
     # ------------------------------------------------------------------ retention
     async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
