@@ -1,0 +1,181 @@
+"""Every protocol's resume route replays from the run journal: after a restart, from any instance.
+
+``awaken serve`` runs as a real subprocess on a SQLite file (the offline demo model). Runs
+complete on one process; the process is killed; a fresh process on the same file answers the
+AI SDK stream resume and the AG-UI reconnect with exactly the frames the live stream sent after
+the client's last id, and an A2A task interrupted by the kill is followed to completion through
+``tasks/:id:subscribe`` on the new process. On PostgreSQL the resume route of an instance that
+does not execute the run streams it live and after completion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from awaken_contract.contract.journal import kind_of
+from awaken_contract.testing.postgres import fresh_database
+from awaken_runtime.testing import wait_until
+from awaken_server.testing import ServeProcess, read_journal
+
+AI_SDK = "/v1/ai-sdk"
+
+
+def _chat_body(thread_id: str, text: str) -> dict[str, Any]:
+    return {
+        "threadId": thread_id,
+        "messages": [
+            {"id": f"{thread_id}-u", "role": "user", "parts": [{"type": "text", "text": text}]}
+        ],
+    }
+
+
+def _ag_ui_body(thread_id: str, text: str) -> dict[str, Any]:
+    return {
+        "threadId": thread_id,
+        "runId": "client-run",
+        "agentId": "assistant",
+        "messages": [{"id": f"{thread_id}-u", "role": "user", "content": text}],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    }
+
+
+def _ids(text: str) -> list[int]:
+    return [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+
+
+def _after(text: str, seq: int) -> str:
+    """The live stream's bytes after the frame carrying ``id: seq``."""
+    return text.split(f"id: {seq}\n", 1)[1].split("\n\n", 1)[1]
+
+
+def _data(text: str) -> list[Any]:
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+async def test_resume_routes_replay_from_the_journal_after_a_restart(tmp_path: Path) -> None:
+    store_url = f"sqlite:///{tmp_path / 'resume.db'}"
+    first = ServeProcess(tmp_path, store_url, "first")
+    try:
+        await first.ready()
+        async with httpx.AsyncClient(base_url=first.url, timeout=60) as c:
+            ai_sdk = await c.post(f"{AI_SDK}/chat", json=_chat_body("t-ai", "weather in Paris"))
+            ag_ui = await c.post("/v1/ag-ui/run", json=_ag_ui_body("t-ag", "weather in Oslo"))
+            body = {
+                "message": {
+                    "messageId": "m-a2a",
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "poll 3"}],
+                },
+                "configuration": {"returnImmediately": True},
+            }
+            task = (await c.post("/v1/a2a/message:send", json=body)).json()["task"]
+
+            async def tool_running() -> bool:
+                records = [e.record for e in await read_journal(store_url, task["id"])]
+                return any(kind_of(r) == "tool_started" for r in records)
+
+            await wait_until(tool_running, 60, interval=0.1)
+    finally:
+        first.kill()  # the A2A task is mid-tool; the chat runs are done
+    assert ai_sdk.status_code == ag_ui.status_code == 200
+    assert _data(ai_sdk.text)[-1] == {"type": "finish", "finishReason": "stop"}
+    assert _data(ag_ui.text)[-1]["type"] == "RUN_FINISHED"
+
+    second = ServeProcess(tmp_path, store_url, "second")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=60) as c:
+            # AI SDK: resume after a mid-stream id — the rest of the live stream, byte for byte.
+            ids = _ids(ai_sdk.text)
+            assert ids == sorted(set(ids))
+            for seq in (ids[1], ids[len(ids) // 2], ids[-2]):
+                resumed = await c.get(
+                    f"{AI_SDK}/chat/t-ai/stream", headers={"Last-Event-ID": str(seq)}
+                )
+                assert resumed.status_code == 200
+                assert resumed.headers["x-vercel-ai-ui-message-stream"] == "v1"
+                assert resumed.text == _after(ai_sdk.text, seq)
+            # Nothing left after the last id, and no active stream (the run finished): 204.
+            last = {"Last-Event-ID": str(ids[-1])}
+            assert (await c.get(f"{AI_SDK}/chat/t-ai/stream", headers=last)).status_code == 204
+            assert (await c.get(f"{AI_SDK}/threads/t-ai/stream")).status_code == 204
+
+            # AG-UI: the reconnect route, same contract.
+            ag_ids = _ids(ag_ui.text)
+            seq = ag_ids[len(ag_ids) // 2]
+            replay = await c.get(
+                "/v1/ag-ui/threads/t-ag/replay", headers={"Last-Event-ID": str(seq)}
+            )
+            assert replay.status_code == 200
+            assert replay.text == _after(ag_ui.text, seq)
+            assert (await c.get(f"/v1/ag-ui/threads/t-ag/replay?after={seq}")).text == replay.text
+
+            # A2A: the task cut off by the kill resumes (idempotent tool) on the new process;
+            # a subscriber there follows it to completion.
+            async with c.stream("POST", f"/v1/a2a/tasks/{task['id']}:subscribe") as stream:
+                assert stream.status_code == 200
+                frames = [
+                    json.loads(line[6:])
+                    async for line in stream.aiter_lines()
+                    if line.startswith("data: ")
+                ]
+    finally:
+        second.stop()
+    assert frames[0]["task"]["id"] == task["id"]
+    states = [f["statusUpdate"]["status"]["state"] for f in frames if "statusUpdate" in f]
+    assert states[-1] == "TASK_STATE_COMPLETED", frames
+
+
+@pytest.mark.postgres
+async def test_postgres_ai_sdk_resume_from_the_instance_not_running_the_run(
+    tmp_path: Path, postgres_dsn: str
+) -> None:
+    dsn = await fresh_database(postgres_dsn, "awaken_protocol_resume")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = ServeProcess(tmp_path / "a", dsn, "a"), ServeProcess(tmp_path / "b", dsn, "b")
+    try:
+        await a.ready()
+        await b.ready()
+        async with (
+            httpx.AsyncClient(base_url=a.url, timeout=60) as ca,
+            httpx.AsyncClient(base_url=b.url, timeout=60) as cb,
+        ):
+            started = asyncio.Event()
+
+            async def on_a() -> str:
+                body = _chat_body("t-pg", "think 1 poll 1")
+                text = ""
+                async with ca.stream("POST", f"{AI_SDK}/chat", json=body) as r:
+                    async for chunk in r.aiter_text():
+                        text += chunk
+                        started.set()
+                return text
+
+            executing = asyncio.create_task(on_a())
+            await asyncio.wait_for(started.wait(), 60)
+            live_b = await cb.get(f"{AI_SDK}/chat/t-pg/stream")  # joins while A executes
+            live_a = await executing
+            first_id = _ids(live_a)[0]
+            after_b = await cb.get(
+                f"{AI_SDK}/chat/t-pg/stream", headers={"Last-Event-ID": str(first_id)}
+            )
+        assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
+    finally:
+        a.stop()
+        b.stop()
+    assert live_b.status_code == after_b.status_code == 200
+    # B's stream: every frame of A's, in order and gap-free (JSONB may reorder keys inside
+    # free-form payloads: compare decoded frames and their ids).
+    assert _ids(live_b.text) == _ids(live_a)
+    assert _data(live_b.text) == _data(live_a)
+    assert _ids(after_b.text) == _ids(live_a)[1:]
+    assert _data(after_b.text) == _data(_after(live_a, first_id))
