@@ -5,8 +5,8 @@ route (:func:`run_events`, re-encoded by the protocol) when the store keeps run 
 the streams work after a restart and from any instance. Ids are journal seqs. When this process
 executes the run, the committed events before the current attempt come from the journal and the
 attempt's own events (deltas included) from its in-memory hub, whose ids continue the journal's
-seqs; elsewhere the journal is followed (PostgreSQL: ``LISTEN/NOTIFY``; SQLite: a cheap
-cross-process change check; file: within the process).
+seqs; elsewhere the journal is followed (PostgreSQL: ``LISTEN/NOTIFY``; SQLite and file
+stores: a cheap cross-process change check every 0.1 s).
 
 ``Last-Event-ID`` greater than the last committed seq means the client saw events of an attempt
 that never committed (its process died mid-step): :func:`journal_frames` starts with an

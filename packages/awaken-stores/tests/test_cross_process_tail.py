@@ -1,4 +1,5 @@
-"""A reader in one process tails a run journal that another process appends to (one SQLite file).
+"""A reader in one process tails a run journal that another process appends to (one SQLite
+file, or one file-store directory).
 
 The follow poll fallback is switched off (an hour), so only the store's cross-process change
 check can deliver the entries: each must arrive (generous timeout, no latency assert).
@@ -11,18 +12,19 @@ import contextlib
 import sys
 from pathlib import Path
 
+import pytest
 from awaken_contract.contract.event import TextDelta
 from awaken_contract.contract.journal import EventRecord
-from awaken_stores import SqliteStore
+from awaken_stores import FileStore, SqliteStore
 
 WRITER = """
 import asyncio, sys
 from awaken_contract.contract.event import TextDelta
 from awaken_contract.contract.journal import EventRecord
-from awaken_stores import SqliteStore
+from awaken_stores import FileStore, SqliteStore
 
 async def main() -> None:
-    store = SqliteStore(sys.argv[1])
+    store = (SqliteStore if sys.argv[2] == "sqlite" else FileStore)(sys.argv[1])
     for line in sys.stdin:
         await store.append("run-x", [EventRecord(TextDelta(delta=line.strip()))])
         print("appended", flush=True)
@@ -32,15 +34,19 @@ asyncio.run(main())
 """
 
 
-async def test_entries_appended_by_another_process_reach_a_follower(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
-    store = SqliteStore(path)
+@pytest.mark.parametrize("kind", ["sqlite", "file"])
+async def test_entries_appended_by_another_process_reach_a_follower(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / ("shared.db" if kind == "sqlite" else "shared")
+    store = SqliteStore(path) if kind == "sqlite" else FileStore(path)
     await store.append("run-x", [EventRecord(TextDelta(delta="first"))])
     writer = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
         WRITER,
         str(path),
+        kind,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
