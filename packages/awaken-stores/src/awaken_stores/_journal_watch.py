@@ -1,9 +1,10 @@
-"""Noticing journal appends made by other processes on the same database file.
+"""Noticing journal appends made by other processes on the same database file or directory.
 
 The in-process :class:`~awaken_stores._journal_local.LocalJournalHub` wakes subscribers when a
 store of *this* process appends. A :class:`ExternalChangeWatcher` adds writers in other
 processes: while anyone is subscribed it runs a cheap probe every ``interval`` seconds (SQLite:
-``PRAGMA data_version``, which changes only when *another* connection committed) and, when the
+``PRAGMA data_version``, which changes only when *another* connection committed; file store:
+the base directory's mtime, which every commit moves) and, when the
 value moved, wakes every subscriber of the hub. A wake-up is a hint to re-read (``follow`` reads
 the run's entries after its cursor), so waking subscribers of other runs is harmless.
 """
