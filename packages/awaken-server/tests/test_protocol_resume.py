@@ -20,7 +20,7 @@ import pytest
 from awaken_contract.contract.journal import kind_of
 from awaken_contract.testing.postgres import fresh_database
 from awaken_runtime.testing import wait_until
-from awaken_server.testing import ServeProcess, read_journal
+from awaken_server.testing import ServeProcess, read_journal, serve_processes, serving
 
 AI_SDK = "/v1/ai-sdk"
 
@@ -139,39 +139,28 @@ async def test_postgres_ai_sdk_resume_from_the_instance_not_running_the_run(
     tmp_path: Path, postgres_dsn: str
 ) -> None:
     dsn = await fresh_database(postgres_dsn, "awaken_protocol_resume")
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    a, b = ServeProcess(tmp_path / "a", dsn, "a"), ServeProcess(tmp_path / "b", dsn, "b")
-    try:
-        await a.ready()
-        await b.ready()
-        async with (
-            httpx.AsyncClient(base_url=a.url, timeout=60) as ca,
-            httpx.AsyncClient(base_url=b.url, timeout=60) as cb,
-        ):
-            started = asyncio.Event()
+    a, b = serve_processes(tmp_path, dsn, "a", "b")
+    async with serving([a, b]) as (ca, cb):
+        started = asyncio.Event()
 
-            async def on_a() -> str:
-                body = _chat_body("t-pg", "think 1 poll 1")
-                text = ""
-                async with ca.stream("POST", f"{AI_SDK}/chat", json=body) as r:
-                    async for chunk in r.aiter_text():
-                        text += chunk
-                        started.set()
-                return text
+        async def on_a() -> str:
+            body = _chat_body("t-pg", "think 1 poll 1")
+            text = ""
+            async with ca.stream("POST", f"{AI_SDK}/chat", json=body) as r:
+                async for chunk in r.aiter_text():
+                    text += chunk
+                    started.set()
+            return text
 
-            executing = asyncio.create_task(on_a())
-            await asyncio.wait_for(started.wait(), 60)
-            live_b = await cb.get(f"{AI_SDK}/chat/t-pg/stream")  # joins while A executes
-            live_a = await executing
-            first_id = _ids(live_a)[0]
-            after_b = await cb.get(
-                f"{AI_SDK}/chat/t-pg/stream", headers={"Last-Event-ID": str(first_id)}
-            )
+        executing = asyncio.create_task(on_a())
+        await asyncio.wait_for(started.wait(), 60)
+        live_b = await cb.get(f"{AI_SDK}/chat/t-pg/stream")  # joins while A executes
+        live_a = await executing
+        first_id = _ids(live_a)[0]
+        after_b = await cb.get(
+            f"{AI_SDK}/chat/t-pg/stream", headers={"Last-Event-ID": str(first_id)}
+        )
         assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
-    finally:
-        a.stop()
-        b.stop()
     assert live_b.status_code == after_b.status_code == 200
     # B's stream: every frame of A's, in order and gap-free (JSONB may reorder keys inside
     # free-form payloads: compare decoded frames and their ids).

@@ -22,7 +22,13 @@ from awaken_contract.contract.journal import kind_of
 from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_contract.testing.postgres import fresh_database
 from awaken_runtime.testing import wait_until
-from awaken_server.testing import KILL_TEST_CONFIG, ServeProcess, read_journal
+from awaken_server.testing import (
+    KILL_TEST_CONFIG,
+    ServeProcess,
+    read_journal,
+    serve_processes,
+    serving,
+)
 
 CONFIG = KILL_TEST_CONFIG
 
@@ -97,9 +103,7 @@ async def test_two_servers_on_one_postgres_run_each_job_exactly_once(
     tmp_path: Path, postgres_dsn: str
 ) -> None:
     dsn = await fresh_database(postgres_dsn, "awaken_h6_share")
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    servers = [ServeProcess(tmp_path / "a", dsn, "a"), ServeProcess(tmp_path / "b", dsn, "b")]
+    servers = serve_processes(tmp_path, dsn, "a", "b")
     try:
         for server in servers:
             await server.ready()
@@ -341,64 +345,50 @@ def _decoded(frames: list[tuple[int, str]]) -> list[tuple[int, Any]]:
 
 
 async def _events_from_two_instances(tmp_path: Path, store_url: str) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    a, b = (
-        ServeProcess(tmp_path / "a", store_url, "a"),
-        ServeProcess(tmp_path / "b", store_url, "b"),
-    )
-    try:
-        await a.ready()
-        await b.ready()
-        async with (
-            httpx.AsyncClient(base_url=a.url, timeout=60) as ca,
-            httpx.AsyncClient(base_url=b.url, timeout=60) as cb,
-        ):
-            tid = (await ca.post("/v1/threads", json={"title": "events"})).json()["id"]
-            started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    a, b = serve_processes(tmp_path, store_url, "a", "b")
+    async with serving([a, b]) as (ca, cb):
+        tid = (await ca.post("/v1/threads", json={"title": "events"})).json()["id"]
+        started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
-            async def on_a() -> list[str]:  # the run executes on A (a foreground run)
-                body = {
-                    "agentId": "assistant",
-                    "threadId": tid,
-                    "messages": [{"role": "user", "content": "think 1 poll 1"}],
-                }
-                lines: list[str] = []
-                async with ca.stream("POST", "/v1/runs", json=body) as r:
-                    async for line in r.aiter_lines():
-                        lines.append(line)
-                        if line.startswith("data: ") and not started.done():
-                            started.set_result(json.loads(line[6:])["run_id"])
-                return lines
+        async def on_a() -> list[str]:  # the run executes on A (a foreground run)
+            body = {
+                "agentId": "assistant",
+                "threadId": tid,
+                "messages": [{"role": "user", "content": "think 1 poll 1"}],
+            }
+            lines: list[str] = []
+            async with ca.stream("POST", "/v1/runs", json=body) as r:
+                async for line in r.aiter_lines():
+                    lines.append(line)
+                    if line.startswith("data: ") and not started.done():
+                        started.set_result(json.loads(line[6:])["run_id"])
+            return lines
 
-            async def on_b(run_id: str, headers: dict[str, str] | None = None) -> list[str]:
-                async with cb.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
-                    assert r.status_code == 200
-                    return [line async for line in r.aiter_lines()]
+        async def on_b(run_id: str, headers: dict[str, str] | None = None) -> list[str]:
+            async with cb.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
+                assert r.status_code == 200
+                return [line async for line in r.aiter_lines()]
 
-            executing = asyncio.create_task(on_a())
-            run_id = await asyncio.wait_for(started, 60)
-            live_b = await on_b(run_id)  # connected while the run is executing on A
-            live_a = await executing
-            after_b = await on_b(run_id)  # and again after completion
-            reset = await on_b(run_id, {"Last-Event-ID": "99999"})
-        assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
-        frames_a, frames_b, frames_after = _frames(live_a), _frames(live_b), _frames(after_b)
-        ids = [i for i, _ in frames_b]
-        records = await read_journal(store_url, run_id)
-        event_seqs = [e.seq for e in records if kind_of(e.record) == "event"]
-        assert ids == event_seqs  # journal seqs: every committed event, in order, no gap
-        assert json.loads(frames_b[0][1])["event_type"] == "run_start"
-        assert json.loads(frames_b[-1][1])["event_type"] == "run_finish"
-        assert frames_b == frames_after  # live and after completion: the same stream
-        # The executing instance numbers its frames the same (PostgreSQL's JSONB may reorder
-        # keys inside free-form payloads: compare decoded).
-        assert _decoded(frames_a) == _decoded(frames_b)
-        # A Last-Event-ID the journal never committed: told to reset to the last seq.
-        assert reset[:2] == ["event: reset", f'data: {{"last_seq": {ids[-1]}}}']
-    finally:
-        a.stop()
-        b.stop()
+        executing = asyncio.create_task(on_a())
+        run_id = await asyncio.wait_for(started, 60)
+        live_b = await on_b(run_id)  # connected while the run is executing on A
+        live_a = await executing
+        after_b = await on_b(run_id)  # and again after completion
+        reset = await on_b(run_id, {"Last-Event-ID": "99999"})
+    assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
+    frames_a, frames_b, frames_after = _frames(live_a), _frames(live_b), _frames(after_b)
+    ids = [i for i, _ in frames_b]
+    records = await read_journal(store_url, run_id)
+    event_seqs = [e.seq for e in records if kind_of(e.record) == "event"]
+    assert ids == event_seqs  # journal seqs: every committed event, in order, no gap
+    assert json.loads(frames_b[0][1])["event_type"] == "run_start"
+    assert json.loads(frames_b[-1][1])["event_type"] == "run_finish"
+    assert frames_b == frames_after  # live and after completion: the same stream
+    # The executing instance numbers its frames the same (PostgreSQL's JSONB may reorder
+    # keys inside free-form payloads: compare decoded).
+    assert _decoded(frames_a) == _decoded(frames_b)
+    # A Last-Event-ID the journal never committed: told to reset to the last seq.
+    assert reset[:2] == ["event: reset", f'data: {{"last_seq": {ids[-1]}}}']
 
 
 async def test_sqlite_events_of_a_run_read_from_another_instance(tmp_path: Path) -> None:

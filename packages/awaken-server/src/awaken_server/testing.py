@@ -13,12 +13,14 @@ await live.close()
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,9 @@ __all__ = [
     "fast_mailbox",
     "free_port",
     "read_journal",
+    "serve_processes",
     "serve_state",
+    "serving",
     "start_server",
     "test_server_config",
 ]
@@ -210,6 +214,38 @@ class ServeProcess:
     def job_starts(self) -> list[tuple[str, str]]:
         """``(job_id, consumer)`` of every job this process started (from its log)."""
         return _JOB_START.findall(self.log())
+
+
+def serve_processes(tmp: Path, store_url: str, *names: str) -> list[ServeProcess]:
+    """One :class:`ServeProcess` on ``store_url`` per name, each in its own folder
+    ``tmp/<name>`` (its own data dir, hence its own instance identity)."""
+    servers = []
+    for name in names:
+        (tmp / name).mkdir(exist_ok=True)
+        servers.append(ServeProcess(tmp / name, store_url, name))
+    return servers
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    servers: list[ServeProcess], request_timeout: float = 60
+) -> AsyncIterator[list[httpx.AsyncClient]]:
+    """Wait until every server answers, then an httpx client per server (``request_timeout``
+    per request); afterwards the clients are closed and every server is stopped (SIGTERM)."""
+    try:
+        for server in servers:
+            await server.ready()
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(
+                    httpx.AsyncClient(base_url=s.url, timeout=request_timeout)
+                )
+                for s in servers
+            ]
+            yield clients
+    finally:
+        for server in servers:
+            server.stop()
 
 
 async def read_journal(store_url: str, run_id: str) -> list[JournalEntry]:
