@@ -20,7 +20,14 @@ import pytest
 from awaken_contract.contract.journal import kind_of
 from awaken_contract.testing.postgres import fresh_database
 from awaken_runtime.testing import wait_until
-from awaken_server.testing import ServeProcess, read_journal, serve_processes, serving
+from awaken_server.sse import EventHubRegistry
+from awaken_server.testing import (
+    ServeProcess,
+    read_journal,
+    serve_processes,
+    serving,
+    start_server,
+)
 
 AI_SDK = "/v1/ai-sdk"
 
@@ -168,3 +175,27 @@ async def test_postgres_ai_sdk_resume_from_the_instance_not_running_the_run(
     assert _data(live_b.text) == _data(live_a)
     assert _ids(after_b.text) == _ids(live_a)[1:]
     assert _data(after_b.text) == _data(_after(live_a, first_id))
+
+
+async def test_a_finished_run_keeps_no_in_memory_stream_buffer() -> None:
+    """With a journaled store only live runs have a hub: a finished run's streams are
+    replayed from the journal, so its buffer is dropped as the run ends."""
+    live = await start_server()
+    try:
+        response = await live.client.post(
+            f"{AI_SDK}/chat", json=_chat_body("t-mem", "weather in Rome")
+        )
+        assert _data(response.text)[-1] == {"type": "finish", "finishReason": "stop"}
+
+        async def dropped() -> bool:
+            return len(live.state.hubs) == 0
+
+        await wait_until(dropped, 30, interval=0.02)
+        assert not any(isinstance(v, EventHubRegistry) for v in live.state.extra.values())
+        seq = _ids(response.text)[2]
+        resumed = await live.client.get(
+            f"{AI_SDK}/chat/t-mem/stream", headers={"Last-Event-ID": str(seq)}
+        )
+        assert resumed.text == _after(response.text, seq)  # still resumable, from the journal
+    finally:
+        await live.close()
