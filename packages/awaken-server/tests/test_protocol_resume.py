@@ -5,7 +5,8 @@ complete on one process; the process is killed; a fresh process on the same file
 AI SDK stream resume and the AG-UI reconnect with exactly the frames the live stream sent after
 the client's last id, and an A2A task interrupted by the kill is followed to completion through
 ``tasks/:id:subscribe`` on the new process. On PostgreSQL the resume route of an instance that
-does not execute the run streams it live and after completion.
+does not execute the run streams it live and after completion. Finished runs keep no
+in-memory buffer.
 """
 
 from __future__ import annotations

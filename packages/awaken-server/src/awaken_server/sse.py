@@ -1,9 +1,11 @@
 """Server-Sent Events: frame encoding, per-run replay buffers and the streaming response.
 
-Every event of a run becomes one frame ``id: {seq}\\ndata: {json}\\n\\n``; ``seq`` counts from 0
+Every event of a run becomes one frame ``id: {seq}\\ndata: {json}\\n\\n``; with a journaled store
+``seq`` is the event's run-journal seq (the mailbox rebases the hub), else it counts from 0
 within the run (the book). A :class:`RunEventHub` keeps the last ``replay_buffer_capacity`` frames
-of a run so that a client reconnecting with ``Last-Event-ID: n`` receives every frame after ``n``
-and then the live tail, with no gap and no duplicate. While a stream is idle the server sends
+of a live run so that a client reconnecting with ``Last-Event-ID: n`` receives every frame after
+``n`` and then the live tail, with no gap and no duplicate (finished runs are replayed from the
+journal; :func:`hub_registry_for`). While a stream is idle the server sends
 ``: heartbeat`` comments. A client that disconnects never affects the run: the run writes into the
 hub, not into the socket.
 """
