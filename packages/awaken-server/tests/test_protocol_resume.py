@@ -3,10 +3,10 @@
 ``awaken serve`` runs as a real subprocess on a SQLite file (the offline demo model). Runs
 complete on one process; the process is killed; a fresh process on the same file answers the
 AI SDK stream resume and the AG-UI reconnect with exactly the frames the live stream sent after
-the client's last id, and an A2A task interrupted by the kill is followed to completion through
-``tasks/:id:subscribe`` on the new process. On PostgreSQL the resume route of an instance that
-does not execute the run streams it live and after completion. Finished runs keep no
-in-memory buffer.
+the client's last id, and an A2A task interrupted by the kill is followed to completion by the
+a2a-sdk's ``SubscribeToTask`` (JSON-RPC and HTTP+JSON) on the new process. On PostgreSQL the
+resume route of an instance that does not execute the run streams it live and after
+completion. Finished runs keep no in-memory buffer.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from typing import Any
 
 import httpx
 import pytest
+from a2a.client import ClientConfig, ClientFactory
+from a2a.client.card_resolver import A2ACardResolver
+from a2a.types import a2a_pb2 as pb
 from awaken_contract.contract.journal import kind_of
 from awaken_contract.testing.postgres import fresh_database
 from awaken_runtime.testing import wait_until
@@ -64,6 +67,24 @@ def _after(text: str, seq: int) -> str:
     return text.split(f"id: {seq}\n", 1)[1].split("\n\n", 1)[1]
 
 
+async def _sdk_subscribe(base_url: str, task_id: str, binding: str) -> list[int]:
+    """The task states the a2a-sdk client sees through ``SubscribeToTask`` on ``binding``."""
+    async with httpx.AsyncClient() as http:
+        card = await A2ACardResolver(http, base_url).get_agent_card()
+    config = ClientConfig(streaming=True, supported_protocol_bindings=[binding])
+    client = ClientFactory(config).create(card)
+    states: list[int] = []
+    try:
+        async for frame in client.subscribe(pb.SubscribeToTaskRequest(id=task_id)):
+            if frame.HasField("task"):
+                states.append(frame.task.status.state)
+            elif frame.HasField("status_update"):
+                states.append(frame.status_update.status.state)
+    finally:
+        await client.close()
+    return states
+
+
 def _data(text: str) -> list[Any]:
     return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
 
@@ -80,7 +101,7 @@ async def test_resume_routes_replay_from_the_journal_after_a_restart(tmp_path: P
                 "message": {
                     "messageId": "m-a2a",
                     "role": "ROLE_USER",
-                    "parts": [{"text": "poll 3"}],
+                    "parts": [{"text": "poll 4"}],
                 },
                 "configuration": {"returnImmediately": True},
             }
@@ -127,19 +148,16 @@ async def test_resume_routes_replay_from_the_journal_after_a_restart(tmp_path: P
             assert (await c.get(f"/v1/ag-ui/threads/t-ag/replay?after={seq}")).text == replay.text
 
             # A2A: the task cut off by the kill resumes (idempotent tool) on the new process;
-            # a subscriber there follows it to completion.
-            async with c.stream("POST", f"/v1/a2a/tasks/{task['id']}:subscribe") as stream:
-                assert stream.status_code == 200
-                frames = [
-                    json.loads(line[6:])
-                    async for line in stream.aiter_lines()
-                    if line.startswith("data: ")
-                ]
+            # the a2a-sdk's subscribe, on both bindings, follows it there to completion.
+            rpc, rest = await asyncio.gather(
+                _sdk_subscribe(second.url, task["id"], "JSONRPC"),
+                _sdk_subscribe(second.url, task["id"], "HTTP+JSON"),
+            )
     finally:
         second.stop()
-    assert frames[0]["task"]["id"] == task["id"]
-    states = [f["statusUpdate"]["status"]["state"] for f in frames if "statusUpdate" in f]
-    assert states[-1] == "TASK_STATE_COMPLETED", frames
+    for states in (rpc, rest):
+        assert states[0] in (pb.TASK_STATE_SUBMITTED, pb.TASK_STATE_WORKING), states
+        assert states[-1] == pb.TASK_STATE_COMPLETED, states
 
 
 @pytest.mark.postgres
