@@ -14,6 +14,7 @@ import aiosqlite
 from awaken_contract.errors import StorageIoError
 
 from awaken_stores._journal_local import LocalJournalHub, hub_for
+from awaken_stores._journal_watch import ExternalChangeWatcher
 from awaken_stores.sqlite.schema import _migrate
 
 T = TypeVar("T")
@@ -49,6 +50,11 @@ class _SqliteDb:
         self._conn: aiosqlite.Connection | None = None
         in_memory = self.path == ":memory:"
         self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
+        self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._data_version)
+
+    async def _data_version(self) -> int:
+        """Changes whenever another connection (another process) committed to the file."""
+        return int(await self.run(lambda c: c.execute("PRAGMA data_version").fetchone()[0]))
 
     async def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:
@@ -86,6 +92,7 @@ class _SqliteDb:
         return result
 
     async def close(self) -> None:
+        self.journal_watch.stop()
         async with self.lock:
             if self._conn is not None:
                 await self._conn.close()
