@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -45,7 +46,8 @@ from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
 from awaken_runtime.loop_runner.history import last_assistant_text
-from awaken_runtime.loop_runner.params import AgentLoopParams
+from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_inputs
+from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.policies.hook import stop_termination
@@ -143,7 +145,13 @@ class LoopContext:
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
         self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
+        self.journal.record_attempt(attempt_record(self.params))
         self._sink = JournalingSink(self.params.sink, self.journal)
+
+    def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
+        """Journal the control-channel entries the run just took (replay feeds them again)."""
+        if self.journal is not None:
+            self.journal.record_inputs(control_inputs(entries))
 
     async def flush_journal(self) -> None:
         """Write the events emitted after the last checkpoint (best effort: the run's outcome
@@ -316,7 +324,7 @@ class LoopContext:
                 profile_store=self.params.profile_store,
                 descriptors=self.agent_tool_descriptors(),
                 journal=(
-                    ToolJournal(self.journal, self.resume, lambda: self.step_index)
+                    ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
                     if self.journal is not None
                     else None
                 ),
