@@ -151,7 +151,8 @@ class AttemptRecord(_Record, tag="attempt"):
     """One invocation of the run's loop started (the first, a continuation after a decision,
     or a resume after a crash), with what it started from: the first ``message_count``
     messages of the thread, the persisted ``state``, the request's ``decisions``, frontend
-    tools and inference ``overrides`` (JSON), and whether its sink wanted state snapshots."""
+    tools and inference ``overrides`` (JSON), and whether its sink wanted state snapshots.
+    Journaled right after the attempt's first ``run_start`` event."""
 
     message_count: int
     state: PersistedState | None = None

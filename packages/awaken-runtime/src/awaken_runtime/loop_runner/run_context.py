@@ -20,7 +20,7 @@ from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, 
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
-from awaken_contract.contract.journal import JournaledThreadRunStore
+from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
@@ -125,6 +125,7 @@ class LoopContext:
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
         self.resume: ResumePoint | None = None
+        self._attempt: AttemptRecord | None = None
         self._sink: EventSink = params.sink
 
     async def open_journal(self) -> None:
@@ -145,7 +146,7 @@ class LoopContext:
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
         self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
-        self.journal.record_attempt(attempt_record(self.params))
+        self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self._sink = JournalingSink(self.params.sink, self.journal)
 
     def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
@@ -368,6 +369,9 @@ class LoopContext:
                 identity=identity,
             )
         )
+        if self._attempt is not None and self.journal is not None:
+            self.journal.record_attempt(self._attempt)
+            self._attempt = None
 
     async def complete_step(self, *, checkpoint: bool = True) -> None:
         """StepEnd phase, checkpoint, then ``state_snapshot`` + ``step_end``."""

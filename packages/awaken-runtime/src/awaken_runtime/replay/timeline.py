@@ -1,7 +1,8 @@
 """A finished run's journal split into the loop attempts that produced it.
 
-Each :class:`AttemptRecord` opens an attempt; the attempt's events follow in order, and every
-other record is placed at its *position*: the number of the attempt's events journaled before
+Each :class:`AttemptRecord` opens an attempt — it is journaled right after the attempt's first
+``run_start`` (so a run's first event keeps seq 1), which therefore belongs to it; the
+attempt's events follow in order, and every other record is placed at its *position*: the number of the attempt's events journaled before
 it. Replay uses positions to serve a recorded inference when the replayed loop asks for one
 (its streamed deltas are the events between that point and the record), to feed control
 inputs at the moment the original loop took them, and to re-emit what a tool emitted while it
@@ -90,18 +91,21 @@ class RecordedRun:
         ``JournalUnavailable`` / ``RunNotReplayable`` for journals replay cannot use."""
         if not entries:
             raise JournalUnavailable(run_id, "its journal is empty (pruned, or never recorded)")
-        if not isinstance(entries[0].record, AttemptRecord):
+        if len(entries) < 2 or not isinstance(entries[1].record, AttemptRecord):
             raise JournalUnavailable(
                 run_id, "it was recorded before attempt records existed (no starting point)"
             )
-        attempts: list[RecordedAttempt] = []
+        attempts: list[RecordedAttempt] = [RecordedAttempt(entries[1].seq, entries[1].record)]
         tools: dict[str, RecordedTool] = {}
         started: dict[str, int] = {}
         last_finished = 0
-        for entry in entries:
+        for entry in entries[:1] + entries[2:]:
             record = entry.record
             if isinstance(record, AttemptRecord):
+                run_start = attempts[-1].events.pop() if attempts[-1].events else None
                 attempts.append(RecordedAttempt(entry.seq, record))
+                if run_start is not None:
+                    attempts[-1].events.append(run_start)
                 started.clear()
                 last_finished = 0
                 continue
