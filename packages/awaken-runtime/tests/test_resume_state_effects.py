@@ -1,0 +1,141 @@
+"""A tool's state effects survive a crash: a process killed (SIGKILL) right after a tool
+finished — its result journaled, the step not yet checkpointed — resumes in a new process with
+the recorded result *and* the state command the tool returned re-applied; the tool never runs
+again. The same run replays with the same state (and, being crash-resumed, says it cannot be
+replayed exactly)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, json, os, signal, sys
+    from pathlib import Path
+
+    from awaken_contract.contract.event_sink import VecEventSink
+    from awaken_contract.contract.message import Message, ToolCall
+    from awaken_contract.contract.request import RunRequest
+    from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolOutput, ToolResult
+    from awaken_contract.model import Phase
+    from awaken_contract.plugin import Plugin, PluginDescriptor
+    from awaken_contract.registry_spec import AgentSpec, ModelSpec
+    from awaken_contract.state import MergeStrategy, StateCommand, StateKey, StateKeyOptions
+    from awaken_runtime import AgentRuntimeBuilder
+    from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
+    from awaken_runtime.replay import RunNotReplayable, replay_run
+    from awaken_stores import SqliteStore
+
+    DB, MARKER, MODE = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+
+
+    class Visits(StateKey[int, int]):
+        KEY = "test.visits"
+        MERGE = MergeStrategy.COMMUTATIVE
+
+        @classmethod
+        def apply(cls, value, update):
+            return value + update
+
+
+    class Book(Tool):
+        def descriptor(self):
+            return ToolDescriptor("book", "Book", "Book a table")
+
+        async def execute(self, args, ctx):
+            with MARKER.open("a") as out:  # the side effect, visible across processes
+                out.write(ctx.call_id + "\\n")
+            return ToolOutput.with_command(
+                ToolResult.success("book", {"booked": True}), StateCommand().update(Visits, 3)
+            )
+
+
+    async def die(ctx):  # after the tool finished: its result is journaled, the step is not
+        if MODE == "crash":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return StateCommand()
+
+
+    class Crash(Plugin):
+        def descriptor(self):
+            return PluginDescriptor("crash")
+
+        def register(self, registrar):
+            registrar.register_key(Visits, StateKeyOptions())
+            registrar.register_phase_hook("crash", Phase.AFTER_TOOL_EXECUTE, die)
+
+
+    async def main():
+        store = SqliteStore(DB)
+        runtime = (
+            AgentRuntimeBuilder()
+            .with_agent_spec(AgentSpec("a").with_model("m").with_plugin("crash"))
+            .with_plugin("crash", Crash())
+            .with_tool("book", Book())
+            .with_provider("llm", ScriptedLlm(
+                [tool_step([ToolCall("b1", "book", {})]), text_step("Booked.")]
+                if MODE == "crash" else [text_step("Booked.")]
+            ))
+            .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
+            .with_thread_run_store(store)
+            .build()
+        )
+        if MODE == "crash":
+            request = RunRequest("t", [Message.user("book")]).with_run_id("r1")
+        else:
+            request = RunRequest("t", []).with_continue_run_id("r1")
+        result = await runtime.run(request.with_agent_id("a"), VecEventSink())
+        record = await store.load_run("r1")
+        try:
+            await replay_run(runtime, store, "r1")
+            replay = "replayed"
+        except RunNotReplayable as exc:
+            replay = str(exc)
+        print(json.dumps({
+            "response": result.response,
+            "status": record.status.value,
+            "state": record.state.extensions.get("test.visits"),
+            "replay": replay,
+        }))
+        await store.close()
+
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_a_resumed_tool_result_reapplies_its_state_command(tmp_path: Path) -> None:
+    script = tmp_path / "run.py"
+    script.write_text(_SCRIPT)
+    db, marker = tmp_path / "r.db", tmp_path / "booked.txt"
+
+    crashed = subprocess.run(
+        [sys.executable, str(script), str(db), str(marker), "crash"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert crashed.returncode == -9, crashed.stderr
+    assert marker.read_text().split() == ["b1"]
+
+    resumed = subprocess.run(
+        [sys.executable, str(script), str(db), str(marker), "resume"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["response"] == "Booked."
+    assert report["status"] == "done"
+    assert marker.read_text().split() == ["b1"]  # the tool did not run again
+    assert report["state"] == 3  # ... and its state command was re-applied
+    assert "crash-resumed runs is not supported" in report["replay"]
