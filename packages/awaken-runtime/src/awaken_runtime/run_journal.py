@@ -30,6 +30,7 @@ from awaken_contract.contract.journal import (
     InferenceRecord,
     InputRecord,
     JournaledThreadRunStore,
+    JournalEntry,
     JournalKind,
     JournalRecord,
     ToolFinishedRecord,
@@ -54,6 +55,7 @@ __all__ = [
     "ToolJournal",
     "interrupted_ticket",
     "load_resume_point",
+    "resume_point_of",
 ]
 
 INTERRUPTED_TOOL_CALL = "interrupted_tool_call"
@@ -215,7 +217,7 @@ class ToolJournal:
 
     def __init__(
         self,
-        journal: StepJournal,
+        journal: StepJournal | None,
         resume: ResumePoint | None,
         step_index: Callable[[], int],
         store: StateStore,
@@ -239,12 +241,12 @@ class ToolJournal:
 
     async def started(self, calls: Sequence[tuple[ToolCall, bool]]) -> None:
         """Durable ``tool_started`` records, before execution."""
-        if calls:
+        if calls and self.journal is not None:
             await self.journal.tools_started(calls, self._step_index())
 
     async def finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
         """Durable ``tool_finished`` records, right after execution."""
-        if results:
+        if results and self.journal is not None:
             await self.journal.tools_finished(results)
 
 
@@ -267,13 +269,18 @@ def interrupted_ticket(call: ToolCall) -> SuspendTicket:
 async def load_resume_point(
     store: JournaledThreadRunStore, run_id: str, messages: list[Message]
 ) -> ResumePoint:
-    """Read the journal of ``run_id`` for the step an earlier attempt did not commit.
+    """Read the journal of ``run_id`` for the step an earlier attempt did not commit (see
+    :func:`resume_point_of`)."""
+    return resume_point_of(await store.read(run_id, kinds=_RESUME_KINDS), messages)
+
+
+def resume_point_of(entries: Sequence[JournalEntry], messages: list[Message]) -> ResumePoint:
+    """The step an earlier attempt did not commit, from the journal ``entries`` so far.
 
     The interrupted step is the last recorded inference with tool calls none of which is in
     the committed history ``messages``; its ``tool_started`` / ``tool_finished`` records tell
     which calls ran (text-only answers are simply inferred again: they have no side effects).
     """
-    entries = await store.read(run_id, kinds=_RESUME_KINDS)
     last: InferenceRecord | None = None
     for entry in entries:
         if isinstance(entry.record, InferenceRecord):

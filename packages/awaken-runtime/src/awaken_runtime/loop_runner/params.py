@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from awaken_runtime.cancellation import RunCanceller
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
+    from awaken_runtime.run_journal import ResumePoint
     from awaken_runtime.state.scoped import ScopedStateSync
 
 __all__ = [
@@ -102,3 +103,6 @@ class AgentLoopParams:
     profile_store: ProfileStore | None = None
     scoped_state: ScopedStateSync | None = None
     """Writes the run's Shared/Profile keys back to the profile store at every checkpoint."""
+    resume: ResumePoint | None = None
+    """Where an interrupted attempt stopped, given instead of read from a journaled store
+    (deterministic replay re-runs a crash-resumed attempt with it)."""

@@ -124,7 +124,7 @@ class LoopContext:
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
-        self.resume: ResumePoint | None = None
+        self.resume: ResumePoint | None = params.resume
         self._attempt: AttemptRecord | None = None
         self._sink: EventSink = params.sink
 
@@ -326,7 +326,7 @@ class LoopContext:
                 descriptors=self.agent_tool_descriptors(),
                 journal=(
                     ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
-                    if self.journal is not None
+                    if self.journal is not None or self.resume is not None
                     else None
                 ),
             )

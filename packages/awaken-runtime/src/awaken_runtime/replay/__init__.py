@@ -5,11 +5,11 @@
 is called, no tool executes and nothing is written. See docs/durability.md, "Replay".
 """
 
+from awaken_runtime.replay.batch import replay_finished_runs
 from awaken_runtime.replay.errors import (
     JournalUnavailable,
     ReplayError,
     RunNotFinished,
-    RunNotReplayable,
     UnknownRun,
 )
 from awaken_runtime.replay.normalise import ID_FIELDS, VOLATILE_FIELDS, EventNormaliser
@@ -26,7 +26,7 @@ __all__ = [
     "ReplayReport",
     "ReplayStatus",
     "RunNotFinished",
-    "RunNotReplayable",
     "UnknownRun",
+    "replay_finished_runs",
     "replay_run",
 ]

@@ -8,7 +8,6 @@ __all__ = [
     "JournalUnavailable",
     "ReplayError",
     "RunNotFinished",
-    "RunNotReplayable",
     "UnknownRun",
 ]
 
@@ -36,14 +35,6 @@ class RunNotFinished(ReplayError):
 
 class JournalUnavailable(ReplayError):
     """The run's journal is empty, pruned, incomplete or older than replay support."""
-
-    def __init__(self, run_id: str, why: str) -> None:
-        self.run_id = run_id
-        super().__init__(f"run {run_id} cannot be replayed: {why}")
-
-
-class RunNotReplayable(ReplayError):
-    """The journal has what replay does not re-create (e.g. an attempt cut off by a crash)."""
 
     def __init__(self, run_id: str, why: str) -> None:
         self.run_id = run_id

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NoReturn
 
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event import (
@@ -97,18 +97,31 @@ class ReplayState:
         self.token = CancellationToken()
 
     def diverge(self, reason: str, seq: int | None) -> ReplayDiverged:
-        """Note a divergence at the current position (the first one is kept)."""
-        if self.divergence is None:
+        """Note a divergence at the current position (the first one is kept; none once the
+        attempt is past where the recorded one ended)."""
+        if self.divergence is None and self.number not in self.cut:
             self.divergence = (self.offset + len(self.sink.events), seq, reason)
         return ReplayDiverged(f"replay diverged: {reason}")
+
+    async def cancelled_here(self) -> NoReturn:
+        """The original run was cancelled while awaiting this (a stream, a tool): cancel the
+        replay too and wait for the cancellation to interrupt the awaiting task."""
+        self.token.cancel("the recorded run was cancelled here")
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable: the cancellation interrupts the wait")
 
     def after_event(self, event: AgentEvent) -> None:
         """The replayed loop emitted its next event: feed the inputs the original took here;
         a parked run the original left here (it ended, or never waited) is stopped."""
         position = len(self.sink.events)
-        inputs = self.attempt.inputs.get(position)
+        attempt = self.attempt
+        inputs = attempt.inputs.get(position)
         if inputs:
             self.channel.stage([control_messages(record.entries) for record in inputs])
+            return
+        if attempt.interrupted and position == len(attempt.events):
+            self.cut[self.number] = position  # the recorded attempt was cut off here
+            self.token.cancel("the recorded attempt was cut off here")
             return
         parked = (
             isinstance(event, RunFinish) and event.termination.type is TerminationKind.SUSPENDED
@@ -117,7 +130,7 @@ class ReplayState:
             return
         # No input here: the original was cancelled while parked, or left the attempt here
         # (it did not wait, or its process ended) — then only this far is compared.
-        if position >= len(self.attempt.events):
+        if position >= len(attempt.events):
             self.cut[self.number] = position
         self.token.cancel("the recorded attempt took no input here")
 
@@ -178,8 +191,16 @@ class RecordedModel(LlmExecutor):
         attempt = state.attempt
         position = len(state.sink.events)
         inference = attempt.next_inference(position)
+        if inference is None and attempt.interrupted:  # cut off while streaming
+            inference = len(attempt.events)
         if inference is None:
             raise state.diverge("an inference the journal does not have", None)
+        if isinstance(inference, int):  # cancelled mid-stream: its deltas, then the cancel
+            for index in range(position, inference):
+                chunk = _chunk(attempt.event(index))
+                if chunk is not None:
+                    yield chunk
+            await state.cancelled_here()
         inference.used = True
         record = inference.record
         if record.digest_version == DIGEST_VERSION:
@@ -231,7 +252,10 @@ class RecordedTool(Tool):
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolOutput:
         state = self.state
-        recorded = state.run.tools.get(ctx.call_id)
+        recorded = state.run.take_tool(ctx.call_id)
+        if recorded is None and (ctx.call_id in state.attempt.started or state.attempt.interrupted):
+            # started, never finished: the run was cancelled meanwhile, or cut off
+            await state.cancelled_here()
         if recorded is None:
             state.diverge(f"tool call {ctx.call_id} ({ctx.tool_name}) has no recorded result", None)
             raise ExecutionFailed(f"replay: no recorded result for tool call {ctx.call_id}")

@@ -29,6 +29,7 @@ from awaken_runtime.replay.normalise import EventNormaliser, field_diff
 from awaken_runtime.replay.recorded import RecordedResolver, ReplayState
 from awaken_runtime.replay.report import Divergence, ReplayReport, ReplayStatus
 from awaken_runtime.replay.timeline import RecordedAttempt, RecordedRun
+from awaken_runtime.run_journal import resume_point_of
 from awaken_runtime.runtime.agent_runtime import AgentRuntime
 
 __all__ = ["replay_run"]
@@ -41,7 +42,7 @@ async def replay_run(
 ) -> ReplayReport:
     """Replay finished run ``run_id`` of ``store`` with the agents of ``runtime`` (or a
     resolver): ``identical``, or the first divergence. Raises ``UnknownRun``,
-    ``RunNotFinished``, ``JournalUnavailable`` or ``RunNotReplayable``."""
+    ``RunNotFinished`` or ``JournalUnavailable``."""
     resolver = runtime.resolver if isinstance(runtime, AgentRuntime) else runtime
     record = await store.load_run(run_id)
     if record is None:
@@ -99,13 +100,18 @@ async def _replay_attempt(
     overrides = (
         InferenceOverride.model_validate(start.overrides) if start.overrides is not None else None
     )
+    messages = list(history[: start.message_count])
+    resume = None
+    if number > 0 and state.run.attempts[number - 1].interrupted:
+        # as the original attempt did: pick up the step the cut-off attempt left uncommitted
+        resume = resume_point_of(state.run.before(attempt), messages)
     params = AgentLoopParams(
         resolver=recorded,
         agent_id=identity.agent_id,
         runtime=phase,
         sink=state.sink,
         checkpoint_store=None,
-        messages=list(history[: start.message_count]),
+        messages=messages,
         run_identity=identity,
         cancellation_token=state.token,
         decision_rx=state.channel,
@@ -116,6 +122,7 @@ async def _replay_attempt(
         input_message_count=start.message_count,
         resolved=agent,
         wait_for_decisions=True,
+        resume=resume,
     )
     await run_agent_loop(params)
 

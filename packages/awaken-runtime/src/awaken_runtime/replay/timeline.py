@@ -2,18 +2,26 @@
 
 Each :class:`AttemptRecord` opens an attempt — it is journaled right after the attempt's first
 ``run_start`` (so a run's first event keeps seq 1), which therefore belongs to it; the
-attempt's events follow in order, and every other record is placed at its *position*: the number of the attempt's events journaled before
-it. Replay uses positions to serve a recorded inference when the replayed loop asks for one
-(its streamed deltas are the events between that point and the record), to feed control
-inputs at the moment the original loop took them, and to re-emit what a tool emitted while it
-ran (the events between its ``tool_started`` and ``tool_finished`` records).
+attempt's events follow in order, and every other record is placed at its *position*: the
+number of the attempt's events journaled before it. An attempt that does not end with a
+``run_finish`` was cut off (a crash); the next one resumed the run.
+
+Replay uses positions to serve a recorded inference when the replayed loop asks for one (its
+streamed deltas are the events between that point and the record), to feed control inputs at
+the moment the original loop took them, and to re-emit what a tool emitted while it ran (the
+events between its ``tool_started`` and ``tool_finished`` records).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from awaken_contract.contract.event import AgentEvent, RunFinish, is_final_finish
+from awaken_contract.contract.event import (
+    AgentEvent,
+    InferenceComplete,
+    RunFinish,
+    is_final_finish,
+)
 from awaken_contract.contract.journal import (
     AttemptRecord,
     EventRecord,
@@ -24,7 +32,7 @@ from awaken_contract.contract.journal import (
     ToolStartedRecord,
 )
 
-from awaken_runtime.replay.errors import JournalUnavailable, RunNotReplayable
+from awaken_runtime.replay.errors import JournalUnavailable
 
 __all__ = ["RecordedAttempt", "RecordedInference", "RecordedRun", "RecordedTool"]
 
@@ -41,11 +49,12 @@ class RecordedInference:
 
 @dataclass(slots=True)
 class RecordedTool:
-    """A finished tool call and the events its tool emitted while running."""
+    """A finished tool execution and the events its tool emitted while running."""
 
     seq: int
     record: ToolFinishedRecord
     emitted: list[AgentEvent]
+    used: bool = False
 
 
 @dataclass(slots=True)
@@ -57,6 +66,13 @@ class RecordedAttempt:
     events: list[JournalEntry] = field(default_factory=list)
     inferences: list[RecordedInference] = field(default_factory=list)
     inputs: dict[int, list[InputRecord]] = field(default_factory=dict)
+    cancelled_inferences: list[int] = field(default_factory=list)
+    """Positions of ``inference_complete`` events without a recorded inference: the run was
+    cancelled while streaming (a cancelled inference is not journaled)."""
+    started: set[str] = field(default_factory=set)
+    """Tool calls that started in this attempt."""
+    interrupted: bool = False
+    """The attempt was cut off (a crash, a lost lease): a later attempt resumed the run."""
 
     def event(self, index: int) -> AgentEvent:
         """The attempt's ``index``-th event."""
@@ -64,21 +80,39 @@ class RecordedAttempt:
         assert isinstance(record, EventRecord)
         return record.event
 
-    def next_inference(self, position: int) -> RecordedInference | None:
-        """The first unused inference journaled at or after ``position``."""
-        for inference in self.inferences:
-            if not inference.used and inference.position >= position:
-                return inference
-        return None
+    def next_inference(self, position: int) -> RecordedInference | int | None:
+        """What answers an inference asked for at ``position``: the first unused recorded
+        one, or the position where the original was cancelled mid-stream (whichever is
+        first), or ``None``."""
+        recorded = next((i for i in self.inferences if not i.used and i.position >= position), None)
+        cancelled = next((p for p in self.cancelled_inferences if p >= position), None)
+        if cancelled is not None and (recorded is None or cancelled < recorded.position):
+            return cancelled
+        return recorded
 
 
 @dataclass(slots=True)
 class RecordedRun:
-    """A run's attempts and its finished tool calls (by call id)."""
+    """A run's attempts and its finished tool executions (by call id, in order: a call that
+    suspended itself runs again with the same id once a decision resumes it)."""
 
     run_id: str
     attempts: list[RecordedAttempt]
-    tools: dict[str, RecordedTool]
+    tools: dict[str, list[RecordedTool]]
+    entries: list[JournalEntry]
+
+    def before(self, attempt: RecordedAttempt) -> list[JournalEntry]:
+        """The journal as it was when ``attempt`` started."""
+        first = attempt.events[0].seq if attempt.events else attempt.seq
+        return [e for e in self.entries if e.seq < first]
+
+    def take_tool(self, call_id: str) -> RecordedTool | None:
+        """The next unused recorded execution of ``call_id``."""
+        for recorded in self.tools.get(call_id, ()):
+            if not recorded.used:
+                recorded.used = True
+                return recorded
+        return None
 
     @property
     def event_count(self) -> int:
@@ -96,7 +130,7 @@ class RecordedRun:
                 run_id, "it was recorded before attempt records existed (no starting point)"
             )
         attempts: list[RecordedAttempt] = [RecordedAttempt(entries[1].seq, entries[1].record)]
-        tools: dict[str, RecordedTool] = {}
+        tools: dict[str, list[RecordedTool]] = {}
         started: dict[str, int] = {}
         last_finished = 0
         for entry in entries[:1] + entries[2:]:
@@ -112,6 +146,10 @@ class RecordedRun:
             attempt = attempts[-1]
             position = len(attempt.events)
             if isinstance(record, EventRecord):
+                if isinstance(record.event, InferenceComplete) and not (
+                    attempt.inferences and attempt.inferences[-1].position == position
+                ):
+                    attempt.cancelled_inferences.append(position)
                 attempt.events.append(entry)
             elif isinstance(record, InferenceRecord):
                 attempt.inferences.append(RecordedInference(position, entry.seq, record))
@@ -119,27 +157,19 @@ class RecordedRun:
                 attempt.inputs.setdefault(position, []).append(record)
             elif isinstance(record, ToolStartedRecord):
                 started[record.call_id] = position
+                attempt.started.add(record.call_id)
             else:
                 begin = max(started.get(record.call_id, position), last_finished)
                 emitted = [attempt.event(i) for i in range(begin, position)]
-                tools[record.call_id] = RecordedTool(entry.seq, record, emitted)
-                last_finished = position
-        _check_ends(run_id, attempts)
-        return cls(run_id, attempts, tools)
-
-
-def _check_ends(run_id: str, attempts: list[RecordedAttempt]) -> None:
-    """Every attempt but the last ends with a ``run_finish`` (a crash cuts one off: its
-    resumed successor depended on uncommitted progress replay does not re-create); the last
-    ends with the run's final ``run_finish``."""
-    for number, attempt in enumerate(attempts, start=1):
-        last = attempt.event(len(attempt.events) - 1) if attempt.events else None
-        if number < len(attempts):
-            if not isinstance(last, RunFinish):
-                raise RunNotReplayable(
-                    run_id,
-                    f"attempt {number} was cut off (a crash or restart) and the run resumed "
-                    "from its journal; replaying crash-resumed runs is not supported",
+                tools.setdefault(record.call_id, []).append(
+                    RecordedTool(entry.seq, record, emitted)
                 )
-        elif last is None or not is_final_finish(last):
+                last_finished = position
+        for attempt in attempts[:-1]:
+            last = attempt.event(len(attempt.events) - 1) if attempt.events else None
+            attempt.interrupted = not isinstance(last, RunFinish)
+        final = attempts[-1]
+        last = final.event(len(final.events) - 1) if final.events else None
+        if last is None or not is_final_finish(last):
             raise JournalUnavailable(run_id, "its journal does not end with the final run_finish")
+        return cls(run_id, attempts, tools, entries)
