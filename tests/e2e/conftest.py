@@ -150,6 +150,15 @@ REPLAYED: list[tuple[Path, int]] = []
 """(database, finished runs replayed identical) of every e2e server so far."""
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say how many recorded runs the replay check covered."""
+    if REPLAYED:
+        runs = sum(count for _, count in REPLAYED)
+        terminalreporter.write_line(
+            f"replay: {runs} finished runs of {len(REPLAYED)} e2e servers replayed identical"
+        )
+
+
 async def replay_recorded_runs(db_path: Path, make_app: AppFactory) -> int:
     """Replay every finished run in ``db_path`` with the agents ``make_app`` serves."""
     store = SqliteStore(db_path)

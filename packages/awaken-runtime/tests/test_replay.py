@@ -31,6 +31,7 @@ from awaken_contract.contract.suspension import (
     PendingToolCall,
     SuspendTicket,
     Suspension,
+    ToolCallOutcome,
     ToolCallResume,
     ToolCallResumeMode,
 )
@@ -59,7 +60,7 @@ from awaken_runtime.replay import (
     UnknownRun,
     replay_run,
 )
-from awaken_runtime.testing import wait_until
+from awaken_runtime.testing import assert_runs_replay, wait_until
 from awaken_stores import SqliteStore
 
 
@@ -341,6 +342,31 @@ async def test_unknown_runs_and_runs_without_a_journal_are_typed_errors(db: Any)
     await store.checkpoint("t7", [Message.user("hi")], record)
     with pytest.raises(JournalUnavailable, match="empty"):
         await replay_run(runtime, store, "old")
+
+
+async def test_the_suite_check_fails_on_a_tampered_journal(db: Any) -> None:
+    """``assert_runs_replay`` (the e2e suite's final check) fails naming the tampered run."""
+    path, store = db
+    runtime, _, _ = build(store, lookup_steps())
+    kept = await runtime.run(RunRequest("t8", [Message.user("a")]).with_agent_id("ops"))
+    runtime, _, _ = build(store, lookup_steps())
+    forged = await runtime.run(RunRequest("t9", [Message.user("b")]).with_agent_id("ops"))
+    fresh = build(None, [])[0]
+    assert await assert_runs_replay(fresh, store) == 2
+
+    entries = await journal(store, forged.run_id)
+    delta = next(e for e in entries if isinstance(event_of(e), ToolCallDone))
+    event = event_of(delta)
+    assert isinstance(event, ToolCallDone) and isinstance(delta.record, EventRecord)
+    wrong = msgspec.structs.replace(event, outcome=ToolCallOutcome.FAILED)
+    tamper(path, forged.run_id, delta.seq, msgspec.structs.replace(delta.record, event=wrong))
+
+    with pytest.raises(AssertionError) as failed:
+        await assert_runs_replay(fresh, store)
+    message = str(failed.value)
+    assert message.startswith("1 of 2 finished runs do not replay identical")
+    assert f"run {forged.run_id}: diverged at seq {delta.seq}" in message
+    assert kept.run_id not in message
 
 
 def event_of(entry: JournalEntry) -> AgentEvent | None:
