@@ -11,7 +11,13 @@ from typing import Any
 import msgspec
 import pytest
 from awaken_contract.actions import InterceptSuspend, ToolInterceptPayload
-from awaken_contract.contract.event import AgentEvent, RunFinish, StateSnapshot, ToolCallDone
+from awaken_contract.contract.event import (
+    AgentEvent,
+    RunFinish,
+    StateSnapshot,
+    ToolCallDone,
+    ToolCallStreamDelta,
+)
 from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.journal import (
     AttemptRecord,
@@ -39,6 +45,7 @@ from awaken_contract.contract.tool import (
     Tool,
     ToolCallContext,
     ToolDescriptor,
+    ToolExecutionMode,
     ToolOutput,
     ToolResult,
 )
@@ -128,10 +135,31 @@ class Approvals(Plugin):
         registrar.register_tool_gate_hook("approvals", Gate())
 
 
-def build(store: SqliteStore | None, steps: list[Any]) -> tuple[AgentRuntime, Lookup, Deploy]:
+class Progress(Tool):
+    """Streams progress while it runs (events a replay re-emits from the journal)."""
+
+    def descriptor(self) -> ToolDescriptor:
+        return ToolDescriptor("progress", "Progress", "A long job")
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        assert ctx.activity_sink is not None
+        for part in ("10%", "100%"):
+            await ctx.activity_sink.emit(
+                ToolCallStreamDelta(id=ctx.call_id, name="progress", delta=part)
+            )
+        return ToolResult.success("progress", {"job": args["job"]})
+
+
+def build(
+    store: SqliteStore | None,
+    steps: list[Any],
+    mode: ToolExecutionMode = ToolExecutionMode.SEQUENTIAL,
+) -> tuple[AgentRuntime, Lookup, Deploy]:
     lookup, deploy = Lookup(), Deploy()
     builder = (
         AgentRuntimeBuilder()
+        .with_tool_execution_mode(mode)
+        .with_tool("progress", Progress())
         .with_agent_spec(
             AgentSpec("ops")
             .with_model("m")
@@ -184,7 +212,7 @@ async def db(tmp_path: Path) -> Any:
 
 
 async def test_a_finished_run_replays_identical_without_side_effects(db: Any) -> None:
-    path, store = db
+    _, store = db
     runtime, lookup, _ = build(store, lookup_steps())
     result = await runtime.run(
         RunRequest("t1", [Message.user("cities?")]).with_agent_id("ops"), VecEventSink()
@@ -342,6 +370,36 @@ async def test_unknown_runs_and_runs_without_a_journal_are_typed_errors(db: Any)
     await store.checkpoint("t7", [Message.user("hi")], record)
     with pytest.raises(JournalUnavailable, match="empty"):
         await replay_run(runtime, store, "old")
+
+
+@pytest.mark.parametrize("mode", list(ToolExecutionMode))
+async def test_parallel_calls_and_streamed_tool_output_replay(
+    db: Any, mode: ToolExecutionMode
+) -> None:
+    _, store = db
+    steps = [
+        tool_step(
+            [
+                ToolCall("p1", "progress", {"job": "a"}),
+                ToolCall("p2", "progress", {"job": "b"}),
+                ToolCall("l1", "lookup", {"city": "Oslo"}),
+            ]
+        ),
+        text_step("All done."),
+    ]
+    runtime, _, _ = build(store, steps, mode)
+    result = await runtime.run(
+        RunRequest("t10", [Message.user("go")]).with_agent_id("ops"), VecEventSink()
+    )
+    streamed = [
+        e
+        for e in events_of(await journal(store, result.run_id))
+        if isinstance(e, ToolCallStreamDelta)
+    ]
+    assert len(streamed) == 4
+
+    report = await replay_run(build(None, [], mode)[0], store, result.run_id)
+    assert report.identical, report.describe()
 
 
 async def test_the_suite_check_fails_on_a_tampered_journal(db: Any) -> None:
