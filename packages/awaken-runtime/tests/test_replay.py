@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from awaken_contract.contract.event import (
     ToolCallStreamDelta,
 )
 from awaken_contract.contract.event_sink import VecEventSink
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor, stream_events_of
+from awaken_contract.contract.inference import LlmStreamEvent, StreamResult, TextDeltaChunk
 from awaken_contract.contract.journal import (
     AttemptRecord,
     EventRecord,
@@ -49,6 +52,7 @@ from awaken_contract.contract.tool import (
     ToolOutput,
     ToolResult,
 )
+from awaken_contract.errors import InferenceExecutionError
 from awaken_contract.plugin import (
     PhaseContext,
     Plugin,
@@ -152,7 +156,7 @@ class Progress(Tool):
 
 def build(
     store: SqliteStore | None,
-    steps: list[Any],
+    steps: list[Any] | LlmExecutor,
     mode: ToolExecutionMode = ToolExecutionMode.SEQUENTIAL,
 ) -> tuple[AgentRuntime, Lookup, Deploy]:
     lookup, deploy = Lookup(), Deploy()
@@ -169,7 +173,7 @@ def build(
         .with_plugin("approvals", Approvals())
         .with_tool("lookup", lookup)
         .with_tool("deploy", deploy)
-        .with_provider("llm", ScriptedLlm(steps))
+        .with_provider("llm", steps if isinstance(steps, LlmExecutor) else ScriptedLlm(steps))
         .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
     )
     if store is not None:
@@ -400,6 +404,45 @@ async def test_parallel_calls_and_streamed_tool_output_replay(
 
     report = await replay_run(build(None, [], mode)[0], store, result.run_id)
     assert report.identical, report.describe()
+
+
+class Outage(InferenceExecutionError):
+    retryable = False
+    prefix = "upstream unavailable"
+
+
+class FailsSecond(LlmExecutor):
+    """Streams a tool call, then fails the next inference mid-stream."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        raise AssertionError("streamed only")
+
+    async def stream(self, request: InferenceRequest) -> AsyncIterator[LlmStreamEvent]:
+        self.calls += 1
+        if self.calls == 1:
+            for event in stream_events_of(tool_step([ToolCall("c1", "lookup", {"city": "Oslo"})])):
+                yield event
+            return
+        yield TextDeltaChunk("Partly ")
+        raise Outage("503")
+
+
+async def test_a_run_whose_inference_failed_replays(db: Any) -> None:
+    _, store = db
+    failing = FailsSecond()
+    runtime, _, _ = build(store, failing)
+    result = await runtime.run(
+        RunRequest("t11", [Message.user("go")]).with_agent_id("ops"), VecEventSink()
+    )
+    assert result.termination.type is TerminationKind.ERROR
+    assert failing.calls == 2
+
+    report = await replay_run(build(None, [])[0], store, result.run_id)
+    assert report.identical, report.describe()
+    assert failing.calls == 2
 
 
 async def test_the_suite_check_fails_on_a_tampered_journal(db: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event import (
     AgentEvent,
+    Error,
     ReasoningDelta,
     RunFinish,
     TextDelta,
@@ -43,7 +44,7 @@ from awaken_contract.contract.inference import (
 from awaken_contract.contract.journal import DIGEST_VERSION, request_digest
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolOutput
-from awaken_contract.errors import ExecutionFailed, InferenceExecutionError
+from awaken_contract.errors import AwakenError, ExecutionFailed, InferenceExecutionError
 
 from awaken_runtime.loop_runner.journal_inputs import control_messages
 from awaken_runtime.loop_runner.params import ControlMessage
@@ -65,6 +66,16 @@ __all__ = [
 
 class ReplayDiverged(InferenceExecutionError):
     """The replayed loop asked for something the journal does not hold."""
+
+
+class RecordedFailure(AwakenError):
+    """The recorded inference failed: the replay fails it with the same message."""
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+
+
+_FAILED = "inference failed: "  # InferenceFailed's prefix, added again by the loop
 
 
 class ReplayState:
@@ -194,7 +205,16 @@ class RecordedModel(LlmExecutor):
         if inference is None and attempt.interrupted:  # cut off while streaming
             inference = len(attempt.events)
         if inference is None:
-            raise state.diverge("an inference the journal does not have", None)
+            failed = attempt.failed_inference(position)
+            if failed is None:
+                raise state.diverge("an inference the journal does not have", None)
+            for index in range(position, failed):  # what it streamed, then the same failure
+                chunk = _chunk(attempt.event(index))
+                if chunk is not None:
+                    yield chunk
+            error = attempt.event(failed)
+            assert isinstance(error, Error)
+            raise RecordedFailure(error.message.removeprefix(_FAILED))
         if isinstance(inference, int):  # cancelled mid-stream: its deltas, then the cancel
             for index in range(position, inference):
                 chunk = _chunk(attempt.event(index))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from awaken_contract.contract.event import (
     AgentEvent,
+    Error,
     InferenceComplete,
     RunFinish,
     is_final_finish,
@@ -89,6 +90,17 @@ class RecordedAttempt:
         if cancelled is not None and (recorded is None or cancelled < recorded.position):
             return cancelled
         return recorded
+
+    def failed_inference(self, position: int) -> int | None:
+        """The position of the ``error`` an inference asked for at ``position`` ended with
+        (the provider failed; a failed inference is not journaled), else ``None``."""
+        for index in range(position, len(self.events)):
+            event = self.event(index)
+            if isinstance(event, InferenceComplete):
+                return None
+            if isinstance(event, Error) and event.code == "inference_failed":
+                return index
+        return None
 
 
 @dataclass(slots=True)
