@@ -36,8 +36,7 @@ from awaken_contract.contract.suspension import (
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
-from awaken_runtime import AgentRuntimeBuilder
-from awaken_runtime import AgentRuntime
+from awaken_runtime import AgentRuntime, AgentRuntimeBuilder
 from awaken_runtime.testing import assert_runs_replay, parse_sse_text, text_step, tool_step
 from awaken_runtime.testing.asgi import AppLifespan, ThreadedServer
 from awaken_server.app import AppState, ServerConfig, create_app
