@@ -1,42 +1,50 @@
-"""``awaken replay RUN_ID`` as a subprocess over a real SQLite file written by ``awaken run``
-(the offline demo model, its tools): identical (0), a tampered journal (1), runs that cannot
-replay (2)."""
+"""``awaken replay RUN_ID`` as a subprocess over real SQLite files written by a real ``awaken
+serve`` and by ``awaken run`` (the offline demo model, its tools): identical (0), a tampered
+journal (1), runs that cannot replay (2)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import msgspec
 from awaken_contract.contract.event import ToolCallDone
 from awaken_contract.contract.journal import EventRecord
 from awaken_contract.contract.storage import RunQuery
 from awaken_contract.contract.tool import ToolResult
+from awaken_runtime.testing import wait_until
 from awaken_stores import SqliteStore
 
 CLI = [sys.executable, "-c", "import sys; from awaken.cli import main; sys.exit(main())"]
 
 
-def awaken(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def offline() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.pop("LLM_BASE_URL", None)
     env.pop("AWAKEN_STORE_URL", None)
+    return env
+
+
+def awaken(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*CLI, *args],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        env=env,
+        env=offline(),
         cwd=tmp,
         timeout=120,
     )
 
 
-def run_ids(db: Path, thread_id: str) -> list[str]:
+def run_ids(db: Path, thread_id: str | None = None) -> list[str]:
     async def read() -> list[str]:
         store = SqliteStore(db)
         try:
@@ -111,3 +119,50 @@ def test_the_default_store_is_serves(tmp_path: Path) -> None:
     same = awaken(tmp_path, "replay", run_id)
     assert same.returncode == 0, same.stderr
     assert same.stdout.strip() == "identical"
+
+
+async def serve_two_runs(base: str, server: subprocess.Popen[bytes]) -> None:
+    """Wait for ``awaken serve`` at ``base``, then stream two runs to their ``run_finish``."""
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+
+        async def healthy() -> bool:
+            assert server.poll() is None, "awaken serve exited (see serve.log)"
+            try:
+                return (await client.get("/health")).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        await wait_until(healthy, 60, interval=0.05, message="awaken serve is up")
+        for prompt in ("weather in Oslo", "what can you do?"):
+            body = {"agentId": "assistant", "messages": [{"role": "user", "content": prompt}]}
+            async with client.stream("POST", "/v1/runs", json=body) as response:
+                assert response.status_code == 200
+                text = "".join([chunk async for chunk in response.aiter_text()])
+            assert '"event_type":"run_finish"' in text
+
+
+def test_replay_of_runs_served_by_awaken_serve(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [*CLI, "serve", "--port", str(port)],  # the default store: ./.awaken/awaken.db
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=offline(),
+            cwd=tmp_path,
+        )
+        try:
+            asyncio.run(serve_two_runs(f"http://127.0.0.1:{port}", server))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+
+    runs = run_ids(tmp_path / ".awaken" / "awaken.db")
+    assert len(runs) == 2
+    for run_id in runs:
+        same = awaken(tmp_path, "replay", run_id)
+        assert same.returncode == 0, same.stdout + same.stderr
+        assert same.stdout.strip() == "identical"
