@@ -217,14 +217,10 @@ class JournalEntry(msgspec.Struct, frozen=True):
         return kind_of(self.record)
 
 
-def _prompt(messages: Sequence[Message]) -> list[Message]:
-    """The messages as the model sees them: without ids and run metadata (fresh per attempt)."""
-    return [
-        m
-        if m.id is None and m.metadata is None
-        else msgspec.structs.replace(m, id=None, metadata=None)
-        for m in messages
-    ]
+def _prompt(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
+    """The messages as the model sees them: every field but the id and the run metadata
+    (fresh per attempt). A new ``Message`` field that reaches the model belongs here."""
+    return [(m.role, m.content, m.tool_calls, m.tool_call_id, m.visibility) for m in messages]
 
 
 def request_digest(request: InferenceRequest | Sequence[Message]) -> str:
