@@ -53,6 +53,7 @@ from awaken_contract.contract.tool import (
     ToolResult,
 )
 from awaken_contract.errors import InferenceExecutionError
+from awaken_contract.model import Phase
 from awaken_contract.plugin import (
     PhaseContext,
     Plugin,
@@ -158,24 +159,24 @@ def build(
     store: SqliteStore | None,
     steps: list[Any] | LlmExecutor,
     mode: ToolExecutionMode = ToolExecutionMode.SEQUENTIAL,
+    stopper: Plugin | None = None,
 ) -> tuple[AgentRuntime, Lookup, Deploy]:
     lookup, deploy = Lookup(), Deploy()
+    spec = AgentSpec("ops").with_model("m").with_system_prompt("Be brief.").with_plugin("approvals")
     builder = (
         AgentRuntimeBuilder()
         .with_tool_execution_mode(mode)
         .with_tool("progress", Progress())
-        .with_agent_spec(
-            AgentSpec("ops")
-            .with_model("m")
-            .with_system_prompt("Be brief.")
-            .with_plugin("approvals")
-        )
         .with_plugin("approvals", Approvals())
         .with_tool("lookup", lookup)
         .with_tool("deploy", deploy)
         .with_provider("llm", steps if isinstance(steps, LlmExecutor) else ScriptedLlm(steps))
         .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
     )
+    if stopper is not None:
+        spec = spec.with_plugin("stopper")
+        builder = builder.with_plugin("stopper", stopper)
+    builder = builder.with_agent_spec(spec)
     if store is not None:
         builder = builder.with_thread_run_store(store)
     return builder.build(), lookup, deploy
@@ -443,6 +444,41 @@ async def test_a_run_whose_inference_failed_replays(db: Any) -> None:
     report = await replay_run(build(None, [])[0], store, result.run_id)
     assert report.identical, report.describe()
     assert failing.calls == 2
+
+
+class CancelAtStepEnd(Plugin):
+    """Cancels the run from its first StepEnd hook (a cancel landing between two steps)."""
+
+    def __init__(self, cancel: Any = None) -> None:
+        self.cancel = cancel
+
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("stopper")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        async def step_end(ctx: PhaseContext) -> StateCommand:
+            if self.cancel is not None:
+                self.cancel()
+                self.cancel = None
+            return StateCommand()
+
+        registrar.register_phase_hook("stopper", Phase.STEP_END, step_end)
+
+
+async def test_a_run_cancelled_between_two_steps_replays(db: Any) -> None:
+    _, store = db
+    stopper = CancelAtStepEnd()
+    runtime, _, _ = build(store, lookup_steps(), stopper=stopper)
+    stopper.cancel = lambda: runtime.cancel("t12")
+    result = await runtime.run(
+        RunRequest("t12", [Message.user("cities?")]).with_agent_id("ops"), VecEventSink()
+    )
+    assert result.termination.type is TerminationKind.CANCELLED
+    assert result.steps == 2  # the cancel was noticed at the next step's start
+
+    fresh, _, _ = build(None, [], stopper=CancelAtStepEnd())
+    report = await replay_run(fresh, store, result.run_id)
+    assert report.identical, report.describe()
 
 
 async def test_the_suite_check_fails_on_a_tampered_journal(db: Any) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from awaken_contract.contract.cancellation import CancellationToken
@@ -54,6 +55,7 @@ from awaken_runtime.state.command_codec import decode_command
 from awaken_runtime.state.store import StateStore
 
 __all__ = [
+    "CancelPlan",
     "RecordedModel",
     "RecordedResolver",
     "RecordedTool",
@@ -78,11 +80,43 @@ class RecordedFailure(AwakenError):
 _FAILED = "inference failed: "  # InferenceFailed's prefix, added again by the loop
 
 
+@dataclass(frozen=True, slots=True)
+class CancelPlan:
+    """Cancel attempt ``attempt`` at the ``skip``-th token check once ``position`` of its
+    events were replayed (a cancellation the journal does not time precisely)."""
+
+    attempt: int
+    position: int
+    skip: int
+
+
+class ScheduledCancel(CancellationToken):
+    """A token that cancels itself as a :class:`CancelPlan` says."""
+
+    __slots__ = ("_position", "_sink", "_skip")
+
+    def __init__(self, sink: ReplaySink, position: int, skip: int) -> None:
+        super().__init__()
+        self._sink = sink
+        self._position = position
+        self._skip = skip
+
+    @property
+    def is_cancelled(self) -> bool:
+        if not super().is_cancelled and len(self._sink.events) >= self._position:
+            if self._skip == 0:
+                self.cancel("the recorded run was cancelled here")
+            else:
+                self._skip -= 1
+        return super().is_cancelled
+
+
 class ReplayState:
     """The replay of one run: the recording, the attempt being replayed, the first divergence."""
 
-    def __init__(self, run: RecordedRun) -> None:
+    def __init__(self, run: RecordedRun, cancel: CancelPlan | None = None) -> None:
         self.run = run
+        self.cancel = cancel
         self.attempt: RecordedAttempt = run.attempts[0]
         self.offset = 0
         """Events of the run before the current attempt."""
@@ -105,7 +139,12 @@ class ReplayState:
         self.sink.events = []
         self.sink.wants_state_snapshots = self.attempt.start.wants_state_snapshots
         self.channel = ReplayChannel()
-        self.token = CancellationToken()
+        plan = self.cancel
+        self.token = (
+            ScheduledCancel(self.sink, plan.position, plan.skip)
+            if plan is not None and plan.attempt == number
+            else CancellationToken()
+        )
 
     def diverge(self, reason: str, seq: int | None) -> ReplayDiverged:
         """Note a divergence at the current position (the first one is kept; none once the

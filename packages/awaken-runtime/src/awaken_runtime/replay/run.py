@@ -11,10 +11,10 @@ events are compared with the journaled ones after :mod:`~awaken_runtime.replay.n
 
 from __future__ import annotations
 
-from awaken_contract.contract.event import AgentEvent, RunStart
+from awaken_contract.contract.event import AgentEvent, RunFinish, RunStart
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.journal import RunJournal
-from awaken_contract.contract.lifecycle import RunStatus
+from awaken_contract.contract.lifecycle import RunStatus, TerminationKind
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord, ThreadRunStore
 from awaken_contract.registry_spec import InferenceOverride
@@ -26,7 +26,7 @@ from awaken_runtime.loop_runner.run_state import new_run_state
 from awaken_runtime.registry.resolved import AgentResolver
 from awaken_runtime.replay.errors import JournalUnavailable, RunNotFinished, UnknownRun
 from awaken_runtime.replay.normalise import EventNormaliser, field_diff
-from awaken_runtime.replay.recorded import RecordedResolver, ReplayState
+from awaken_runtime.replay.recorded import CancelPlan, RecordedResolver, ReplayState
 from awaken_runtime.replay.report import Divergence, ReplayReport, ReplayStatus
 from awaken_runtime.replay.timeline import RecordedAttempt, RecordedRun
 from awaken_runtime.run_journal import resume_point_of
@@ -51,9 +51,36 @@ async def replay_run(
         raise RunNotFinished(run_id, record.status.value)
     if not isinstance(store, RunJournal):
         raise JournalUnavailable(run_id, "the store keeps no run journals")
-    recorded = RecordedRun.parse(run_id, await store.read(run_id))
+    entries = await store.read(run_id)
+    recorded = RecordedRun.parse(run_id, entries)
     history = await store.load_messages(record.thread_id) or []
-    state = ReplayState(recorded)
+    divergence = await _replay(recorded, resolver, record, history, None)
+    if divergence is not None and _cancelled(recorded):
+        # A cancellation that landed between two steps is not timed by the journal: find the
+        # token check that noticed it (near where the events start to differ).
+        for plan in _cancel_plans(recorded, divergence.index):
+            again = RecordedRun.parse(run_id, entries)
+            if await _replay(again, resolver, record, history, plan) is None:
+                divergence = None
+                break
+    return ReplayReport(
+        run_id=run_id,
+        status=ReplayStatus.IDENTICAL if divergence is None else ReplayStatus.DIVERGED,
+        events=recorded.event_count,
+        attempts=len(recorded.attempts),
+        divergence=divergence,
+    )
+
+
+async def _replay(
+    recorded: RecordedRun,
+    resolver: AgentResolver,
+    record: RunRecord,
+    history: list[Message],
+    cancel: CancelPlan | None,
+) -> Divergence | None:
+    """Replay every attempt (``cancel``: where to cancel); the first divergence, if any."""
+    state = ReplayState(recorded, cancel)
     replayed: list[AgentEvent] = []
     expected: list[tuple[int, AgentEvent]] = []
     for number, attempt in enumerate(recorded.attempts):
@@ -61,14 +88,35 @@ async def replay_run(
         events = state.sink.events
         replayed.extend(events[: state.cut[number]] if number in state.cut else events)
         expected.extend((e.seq, attempt.event(i)) for i, e in enumerate(attempt.events))
-    divergence = _compare(expected, replayed, state)
-    return ReplayReport(
-        run_id=run_id,
-        status=ReplayStatus.IDENTICAL if divergence is None else ReplayStatus.DIVERGED,
-        events=len(expected),
-        attempts=len(recorded.attempts),
-        divergence=divergence,
+    return _compare(expected, replayed, state)
+
+
+_PLAN_DEPTH = 6
+"""Event positions (back from the divergence), and token checks, tried for a cancellation."""
+
+
+def _cancelled(recorded: RecordedRun) -> bool:
+    """Some attempt of the run finished cancelled."""
+    return any(
+        isinstance(event, RunFinish) and event.termination.type is TerminationKind.CANCELLED
+        for attempt in recorded.attempts
+        for event in map(attempt.event, range(len(attempt.events)))
     )
+
+
+def _cancel_plans(recorded: RecordedRun, index: int) -> list[CancelPlan]:
+    """Where a cancellation noticed before event ``index`` of the run may have landed."""
+    plans: list[CancelPlan] = []
+    for position in range(index, max(index - _PLAN_DEPTH, 0) - 1, -1):
+        offset = 0
+        for number, attempt in enumerate(recorded.attempts):
+            if position <= offset + len(attempt.events):
+                plans.extend(
+                    CancelPlan(number, position - offset, skip) for skip in range(_PLAN_DEPTH)
+                )
+                break
+            offset += len(attempt.events)
+    return plans
 
 
 def _identity(record: RunRecord, attempt: RecordedAttempt) -> RunIdentity:
