@@ -33,6 +33,7 @@ from awaken_server.protocols.relay import (
     submit_and_stream,
     waiting_targets,
 )
+from awaken_server.security.principal import body_user_id, run_user_id
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
 from awaken_server.state import AppState, state_of
@@ -93,7 +94,9 @@ async def _chat(
     request: Request, *, thread_id: str | None = None, agent_id: str | None = None
 ) -> Response:
     state = state_of(request)
-    chat_request = ChatRequest.from_json(await read_json(request))
+    body = await read_json(request)
+    chat_request = ChatRequest.from_json(body)
+    user_id = run_user_id(request, body_user_id(body))
     require_agent(state.runtime, agent_id or chat_request.agent_id)
     thread_id = thread_id or chat_request.thread_id or new_id()
     chat = decode_chat_input(
@@ -114,6 +117,7 @@ async def _chat(
         agent_id=agent_id or chat.agent_id,
         adapter=AdapterKind.AI_SDK,
         decisions=chat.decisions,
+        user_id=user_id,
     )
     return await submit_and_stream(state, submission, hub, sink, UI_MESSAGE_STREAM_HEADERS)
 
