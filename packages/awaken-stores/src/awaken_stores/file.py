@@ -7,7 +7,8 @@ Layout (directories are created on first write; constructing the store creates n
     <base>/heads/<thread_id>.json          MessageHead of the stored message list
     <base>/runs/<run_id>.json              RunRecord
     <base>/journal/<run_id>.jsonl          JournalEntry per line (seq = line number)
-    <base>/profiles/<owner>/<key>.json     ProfileEntry (owner ``agent_<name>`` or ``system``)
+    <base>/profiles/<owner>/<key>.json     ProfileEntry (owner ``system``, ``agent_<name>``,
+                                           ``user@<id>`` or ``agent@<name>@user@<id>``)
     <base>/config/<namespace>/<id>.json    config document
     <base>/mailbox/state.json              mailbox generations and jobs
     <base>/.checkpoint_pending             checkpoint journal (only during/after a crash)
@@ -670,7 +671,13 @@ class FileProfileStore(_FileBacked, ProfileStore):
     """Profile entries as ``profiles/<owner>/<key>.json`` (names percent-encoded)."""
 
     def _owner_dir(self, owner: ProfileOwner) -> Path:
-        name = "system" if owner.agent_name is None else f"agent_{_encode_name(owner.agent_name)}"
+        # encoded names never hold "@", so the user forms cannot collide with "agent_<name>"
+        agent = None if owner.agent_name is None else _encode_name(owner.agent_name)
+        if owner.user_id is not None:
+            user = _encode_name(owner.user_id)
+            name = f"user@{user}" if agent is None else f"agent@{agent}@user@{user}"
+        else:
+            name = "system" if agent is None else f"agent_{agent}"
         return self.base / "profiles" / name
 
     def _path(self, owner: ProfileOwner, key: str) -> Path:
