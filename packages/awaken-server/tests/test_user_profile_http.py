@@ -9,6 +9,7 @@ names none. The protocol routes take the user from their own fields.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -96,8 +97,6 @@ async def _server(tmp_path: Path, llm: ScriptedLlm) -> Any:
 
 
 def _events(response: httpx.Response) -> list[dict[str, Any]]:
-    import json
-
     return [
         json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
     ]
@@ -141,10 +140,8 @@ async def test_two_users_of_one_agent_keep_their_own_profile(tmp_path: Path, unt
     def read(call: str) -> list[Any]:
         return [tool_step([ToolCall(call, "read_note", {})]), text_step("read")]
 
-    llm = ScriptedLlm(
-        [*save("s1", "alice's note"), *save("s2", "bob's note"), *read("r1"), *read("r2")]
-        + read("r3")
-    )
+    steps = [*save("s1", "alice's note"), *save("s2", "bob's note")]
+    llm = ScriptedLlm([*steps, *read("r1"), *read("r2"), *read("r3")])
     live = await _server(tmp_path, llm)
     try:
         alice = {"Authorization": f"Bearer {KEYS['alice']}"}
