@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from awaken_contract.contract.message import ToolCall
 from awaken_contract.contract.storage import ProfileOwner
 from awaken_contract.contract.suspension import (
@@ -30,6 +31,7 @@ from awaken_server.bootstrap import setup_from_file
 from awaken_server.serve import prepare_app
 from awaken_server.testing import serve_state, test_server_config
 from awaken_stores import SqliteStore
+from pydantic import ValidationError
 
 YAML = """
 models:
@@ -182,8 +184,13 @@ async def test_user_id_is_checked_at_the_edge(tmp_path: Path) -> None:
         await live.close()
 
 
+def test_user_api_keys_need_valid_user_ids() -> None:
+    with pytest.raises(ValidationError, match="user id"):
+        test_server_config(user_api_keys={"../root": "k"})
+
+
 async def test_protocol_routes_take_the_user_from_their_own_fields(tmp_path: Path) -> None:
-    llm = ScriptedLlm([text_step("one"), text_step("two")])
+    llm = ScriptedLlm([text_step("one"), text_step("two"), text_step("three")])
     live = await _server(tmp_path, llm)
     store = live.state.store
     try:
@@ -210,5 +217,24 @@ async def test_protocol_routes_take_the_user_from_their_own_fields(tmp_path: Pat
         assert r.status_code == 200, r.text
         run = await store.latest_run("t-ag")
         assert run is not None and run.user_id == "eve"
+
+        message = {
+            "messageId": "m3",
+            "role": "ROLE_USER",
+            "contextId": "t-a2a",
+            "parts": [{"text": "hi"}],
+            "metadata": {"userId": "finn"},
+        }
+        r = await live.client.post(
+            "/v1/a2a/notes/message:send", json={"message": message}, headers=BACKEND
+        )
+        assert r.status_code == 200, r.text
+        run = await store.latest_run("t-a2a")
+        assert run is not None and run.user_id == "finn"
+        bad = {**message, "messageId": "m4", "contextId": "t-a2b", "metadata": {"userId": "a/b"}}
+        r = await live.client.post(
+            "/v1/a2a/notes/message:send", json={"message": bad}, headers=BACKEND
+        )
+        assert r.status_code == 400, r.text
     finally:
         await live.close()

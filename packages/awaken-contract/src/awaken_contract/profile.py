@@ -23,9 +23,9 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from awaken_contract.contract.storage import ProfileOwner, ProfileStore
-from awaken_contract.key_codec import TypedKey
+from awaken_contract.key_codec import ProfileOwnerKind, TypedKey
 
-__all__ = ["ProfileAccess", "ProfileKey"]
+__all__ = ["ProfileAccess", "ProfileKey", "ProfileOwnerKind"]
 
 V = TypeVar("V")
 

@@ -73,6 +73,7 @@ from awaken_contract.errors import (
     UnknownScheduledActionHandler,
     UnsupportedModality,
     UnsupportedRemoteBackend,
+    UserIdRequired,
     ValidationFailed,
     VersionConflict,
 )
@@ -148,6 +149,7 @@ __all__ = [
     "UnknownScheduledActionHandler",
     "UnsupportedModality",
     "UnsupportedRemoteBackend",
+    "UserIdRequired",
     "ValidationFailed",
     "VersionConflict",
 ]
