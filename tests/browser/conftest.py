@@ -4,10 +4,10 @@ The server is the installed ``awaken`` command on a loopback port it binds itsel
 read back from its banner: no free-port probe another process could win) with a SQLite file
 store, an API key and the offline demo model (every provider key is removed from its
 environment). ``streaming_server`` embeds the app (:class:`ThreadedServer`, port 0) with a model
-that streams reasoning and text in pieces, held at a gate the test opens. Chromium and chromedriver come from the OS packages (Debian
-``chromium`` + ``chromium-driver``); without them the tests skip, except under ``CI`` where
-they fail. Each test gets a fresh browser profile and leaves a screenshot
-``<test name>.png`` in its ``tmp_path``.
+that streams reasoning and text in pieces, held at a gate the test opens. Chromium and
+chromedriver come from the OS packages (Debian ``chromium`` + ``chromium-driver``); without them
+the tests skip, except under ``CI`` where they fail. Each test gets a fresh browser profile and
+leaves a screenshot ``<test name>.png`` in its ``tmp_path``.
 """
 
 from __future__ import annotations
