@@ -16,7 +16,8 @@ from awaken_contract.contract.storage import (
 from awaken_contract.errors import StorageError
 
 from awaken_stores._codec import decode, encode_str
-from awaken_stores.postgres.db import _MAX_LIMIT, _io, _PgBacked, _PgDb
+from awaken_stores._paging import sql_limit
+from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
 
 class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
@@ -45,7 +46,7 @@ class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
                 f"SELECT id, data FROM {self._p}_configs WHERE namespace = $1"
                 ' ORDER BY id COLLATE "C" LIMIT $2 OFFSET $3',
                 namespace,
-                min(max(limit, 0), _MAX_LIMIT),
+                sql_limit(limit),
                 max(offset, 0),
             )
         return [(r["id"], decode(r["data"], Any)) for r in rows]

@@ -18,9 +18,6 @@ from awaken_stores.postgres.schema import _migrations
 _PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
 
 
-_MAX_LIMIT = 2**63 - 1
-
-
 async def _keep_session(_conn: asyncpg.Connection) -> None:
     """Pool reset hook: skip asyncpg's default ``RESET ALL``/``UNLISTEN *`` round trip on every
     release. The stores leave no session state behind (listeners are removed, locks are

@@ -19,7 +19,7 @@ from awaken_contract.errors import VersionConflict
 from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import decode, encode_str
-from awaken_stores._journal_local import LocalJournalHub
+from awaken_stores._journal_local import LocalJournalHub, entries_after
 from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
 
@@ -61,8 +61,8 @@ def _journal_rows(records: Sequence[JournalRecord]) -> tuple[list[str], list[str
 def _entries(
     run_id: str, records: Sequence[JournalRecord], last_seq: int, now: int
 ) -> list[JournalEntry]:
-    first = last_seq - len(records) + 1
-    return [JournalEntry(run_id, first + i, now, r) for i, r in enumerate(records)]
+    """The entries of an append that moved the run's last seq to ``last_seq``."""
+    return entries_after(run_id, records, last_seq - len(records), now=now)
 
 
 class PgJournal(_PgBacked):

@@ -10,10 +10,11 @@ import asyncpg
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 
 from awaken_stores._codec import decode, encode_str
+from awaken_stores._mailbox_queries import TERMINAL_STATUSES
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
-_TERMINAL = [s.value for s in MailboxJobStatus if s.is_terminal]
+_TERMINAL = list(TERMINAL_STATUSES)
 
 
 class PostgresMailboxStore(_PgBacked, MailboxEngine):

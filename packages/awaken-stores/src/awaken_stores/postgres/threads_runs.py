@@ -35,8 +35,9 @@ from awaken_contract.ids import now_secs as _now_secs
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._lru import _Lru
 from awaken_stores._message_log import KnownLogs, MessageHead
+from awaken_stores._paging import sql_limit
 from awaken_stores.postgres.config import PostgresConfigStore
-from awaken_stores.postgres.db import _MAX_LIMIT, _Connections, _io
+from awaken_stores.postgres.db import _Connections, _io
 from awaken_stores.postgres.journal import (
     PgJournal,
     _check_fence,
@@ -214,7 +215,7 @@ class PostgresStore(PgJournal, JournaledThreadRunStore):
             rows = await pool.fetch(
                 f"SELECT id FROM {self._p}_threads ORDER BY activity_ms DESC, id ASC"
                 " LIMIT $1 OFFSET $2",
-                min(max(limit, 0), _MAX_LIMIT),
+                sql_limit(limit),
                 max(offset, 0),
             )
         return [r["id"] for r in rows]
