@@ -192,18 +192,22 @@ def test_user_api_keys_need_valid_user_ids() -> None:
 async def test_protocol_routes_take_the_user_from_their_own_fields(tmp_path: Path) -> None:
     llm = ScriptedLlm([text_step("one"), text_step("two"), text_step("three")])
     live = await _server(tmp_path, llm)
-    store = live.state.store
+
+    async def user_of_run(path: str, body: dict[str, Any], thread_id: str) -> str | None:
+        r = await live.client.post(path, json=body, headers=BACKEND)
+        assert r.status_code == 200, r.text
+        run = await live.state.store.latest_run(thread_id)
+        assert run is not None
+        return run.user_id
+
     try:
+        parts = [{"type": "text", "text": "hi"}]
         chat = {
             "threadId": "t-ai",
             "userId": "dora",
-            "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}],
+            "messages": [{"id": "m1", "role": "user", "parts": parts}],
         }
-        r = await live.client.post("/v1/ai-sdk/agents/notes/runs", json=chat, headers=BACKEND)
-        assert r.status_code == 200, r.text
-        run = await store.latest_run("t-ai")
-        assert run is not None and run.user_id == "dora"
-
+        assert await user_of_run("/v1/ai-sdk/agents/notes/runs", chat, "t-ai") == "dora"
         ag_ui = {
             "threadId": "t-ag",
             "runId": "r-ag",
@@ -213,11 +217,7 @@ async def test_protocol_routes_take_the_user_from_their_own_fields(tmp_path: Pat
             "state": {},
             "forwardedProps": {"userId": "eve"},
         }
-        r = await live.client.post("/v1/ag-ui/agents/notes/runs", json=ag_ui, headers=BACKEND)
-        assert r.status_code == 200, r.text
-        run = await store.latest_run("t-ag")
-        assert run is not None and run.user_id == "eve"
-
+        assert await user_of_run("/v1/ag-ui/agents/notes/runs", ag_ui, "t-ag") == "eve"
         message = {
             "messageId": "m3",
             "role": "ROLE_USER",
@@ -225,16 +225,10 @@ async def test_protocol_routes_take_the_user_from_their_own_fields(tmp_path: Pat
             "parts": [{"text": "hi"}],
             "metadata": {"userId": "finn"},
         }
-        r = await live.client.post(
-            "/v1/a2a/notes/message:send", json={"message": message}, headers=BACKEND
-        )
-        assert r.status_code == 200, r.text
-        run = await store.latest_run("t-a2a")
-        assert run is not None and run.user_id == "finn"
+        a2a = "/v1/a2a/notes/message:send"
+        assert await user_of_run(a2a, {"message": message}, "t-a2a") == "finn"
         bad = {**message, "messageId": "m4", "contextId": "t-a2b", "metadata": {"userId": "a/b"}}
-        r = await live.client.post(
-            "/v1/a2a/notes/message:send", json={"message": bad}, headers=BACKEND
-        )
+        r = await live.client.post(a2a, json={"message": bad}, headers=BACKEND)
         assert r.status_code == 400, r.text
     finally:
         await live.close()
