@@ -5,7 +5,7 @@ the runtime resolved for it (the result type, :class:`AgentRunResult`, lives in
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from awaken_contract.contract.cancellation import CancellationToken
@@ -70,118 +70,64 @@ def inbox_message(messages: list[Message]) -> ControlMessage:
     return Inbox(list(messages))
 
 
+@dataclass(slots=True)
 class AgentLoopParams:
     """Everything :func:`run_agent_loop` needs: the run's :class:`RunRequest` and what was
     resolved for it.
 
     The request is the one shape a run has from the job to the loop: ``AgentRuntime.run``
-    hands it over unchanged (``request=``) with the context it resolved — the agent id and
-    agent, the phase runtime, sink, store, history, identity, control channel and the previous
-    run. Run on its own (the book's ``run_agent_loop(AgentLoopParams { … })``), the loop takes
-    ``overrides``, ``frontend_tools`` and ``decisions`` as keywords and builds the request
-    from them; with ``request=`` they are read from the request (passing both is an error).
+    hands it over unchanged (``request=``) next to the context it resolved (agent id and
+    agent, phase runtime, sink, store, history, identity, control channel, previous run);
+    ``overrides``, ``frontend_tools`` and ``decisions`` are then the request's own (leave them
+    unset). Run on its own (the book's ``run_agent_loop(AgentLoopParams { … })``), the loop
+    takes those three as fields and builds the request from them.
 
     ``runtime`` is the run's :class:`PhaseRuntime` (its store must have the loop's keys
     installed — see ``LoopStatePlugin``). ``decision_rx`` is the run's control channel; without
     it a suspended run ends with termination ``suspended``. ``decisions`` are applied before
     the loop starts (resuming a waiting run). ``canceller`` (optional) races the run's awaits
     against ``cancellation_token``; by default one is made that watches the token.
-    ``profile_store`` (optional) is offered to hooks as ``ctx.profile``; ``scoped_state``
-    writes the run's Shared/Profile keys back to it at every checkpoint.
+    ``profile_store`` (optional) is offered to hooks as ``ctx.profile``.
     """
 
-    __slots__ = (
-        "agent_id",
-        "cancellation_token",
-        "canceller",
-        "checkpoint_store",
-        "decision_rx",
-        "input_message_count",
-        "is_continuation",
-        "messages",
-        "previous_run",
-        "profile_store",
-        "request",
-        "request_snapshot",
-        "resolved",
-        "resolver",
-        "run_identity",
-        "runtime",
-        "scoped_state",
-        "sink",
-        "wait_for_decisions",
-    )
+    resolver: AgentResolver
+    agent_id: str
+    runtime: PhaseRuntime
+    sink: EventSink
+    checkpoint_store: ThreadRunStore | None
+    messages: list[Message]
+    run_identity: RunIdentity
+    cancellation_token: CancellationToken | None = None
+    decision_rx: asyncio.Queue[ControlMessage] | None = None
+    overrides: InferenceOverride | None = None
+    frontend_tools: list[ToolDescriptor] = field(default_factory=list)
+    decisions: DecisionBatch = field(default_factory=list)
+    is_continuation: bool = False
+    input_message_count: int | None = None
+    previous_run: RunRecord | None = None
+    request_snapshot: RunRequestSnapshot | None = None
+    resolved: ResolvedAgent | None = None
+    wait_for_decisions: bool = True
+    canceller: RunCanceller | None = None
+    profile_store: ProfileStore | None = None
+    scoped_state: ScopedStateSync | None = None
+    """Writes the run's Shared/Profile keys back to the profile store at every checkpoint."""
+    request: RunRequest | None = None
+    """The run's request as the caller made it (set from the fields above when not given)."""
 
-    def __init__(
-        self,
-        resolver: AgentResolver,
-        agent_id: str,
-        runtime: PhaseRuntime,
-        sink: EventSink,
-        checkpoint_store: ThreadRunStore | None,
-        messages: list[Message],
-        run_identity: RunIdentity,
-        cancellation_token: CancellationToken | None = None,
-        decision_rx: asyncio.Queue[ControlMessage] | None = None,
-        overrides: InferenceOverride | None = None,
-        frontend_tools: list[ToolDescriptor] | None = None,
-        decisions: DecisionBatch | None = None,
-        is_continuation: bool = False,
-        input_message_count: int | None = None,
-        previous_run: RunRecord | None = None,
-        request_snapshot: RunRequestSnapshot | None = None,
-        resolved: ResolvedAgent | None = None,
-        wait_for_decisions: bool = True,
-        canceller: RunCanceller | None = None,
-        profile_store: ProfileStore | None = None,
-        scoped_state: ScopedStateSync | None = None,
-        *,
-        request: RunRequest | None = None,
-    ) -> None:
+    def __post_init__(self) -> None:
+        request = self.request
         if request is None:
-            request = RunRequest(
-                run_identity.thread_id,
-                agent_id=agent_id,
-                overrides=overrides,
-                decisions=list(decisions or []),
-                frontend_tools=list(frontend_tools or []),
+            self.request = RunRequest(
+                self.run_identity.thread_id,
+                agent_id=self.agent_id,
+                overrides=self.overrides,
+                decisions=self.decisions,
+                frontend_tools=self.frontend_tools,
             )
-        elif overrides is not None or frontend_tools or decisions:
+            return
+        if self.overrides is not None or self.frontend_tools or self.decisions:
             raise TypeError("pass overrides, frontend_tools and decisions on the request")
-        self.request = request
-        """The run's request, as the caller made it (the runtime passes it on unchanged)."""
-        self.resolver = resolver
-        self.agent_id = agent_id
-        """The agent that runs: the plan's, the request's or the thread's last agent."""
-        self.runtime = runtime
-        self.sink = sink
-        self.checkpoint_store = checkpoint_store
-        self.messages = messages
-        """The whole history the loop starts from (stored messages plus the request's)."""
-        self.run_identity = run_identity
-        self.cancellation_token = cancellation_token
-        self.decision_rx = decision_rx
-        self.is_continuation = is_continuation
-        self.input_message_count = input_message_count
-        self.previous_run = previous_run
-        self.request_snapshot = request_snapshot
-        self.resolved = resolved
-        self.wait_for_decisions = wait_for_decisions
-        self.canceller = canceller
-        self.profile_store = profile_store
-        self.scoped_state = scoped_state
-
-    @property
-    def overrides(self) -> InferenceOverride | None:
-        """Run-level inference overrides (the request's)."""
-        return self.request.overrides
-
-    @property
-    def frontend_tools(self) -> list[ToolDescriptor]:
-        """Tools the client executes (the request's)."""
-        return self.request.frontend_tools
-
-    @property
-    def decisions(self) -> DecisionBatch:
-        """Decisions applied before the loop starts (the request's)."""
-        return self.request.decisions
+        self.overrides = request.overrides
+        self.frontend_tools = request.frontend_tools
+        self.decisions = request.decisions
