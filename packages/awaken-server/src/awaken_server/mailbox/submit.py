@@ -257,6 +257,7 @@ class Submitter:
             created_at=now,
             updated_at=now,
             transport_request_id=submission.transport_request_id,
+            user_id=submission.user_id,
         )
         with contextlib.suppress(AlreadyExists):
             await self.core.run_store.create_run(record)
