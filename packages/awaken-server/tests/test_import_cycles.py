@@ -1,4 +1,4 @@
-"""No import cycles in the runtime and the server — counting every import, also the ones
+"""No import cycles in the contract, the runtime and the server — counting every import, also the ones
 inside functions and ``TYPE_CHECKING`` blocks (a cycle hidden that way is still a cycle)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ("awaken_runtime", "awaken_server")
+PACKAGES = ("awaken_contract", "awaken_runtime", "awaken_server")
 
 
 def _modules(package: str) -> dict[str, Path]:

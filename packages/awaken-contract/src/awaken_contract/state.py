@@ -26,7 +26,7 @@ from awaken_contract.key_codec import (
 )
 
 if TYPE_CHECKING:
-    from awaken_contract.model import (
+    from awaken_contract.action_spec import (
         EffectSpec,
         ScheduledAction,
         ScheduledActionSpec,

@@ -14,7 +14,7 @@ from awaken_contract.contract.message_record import (
     MessageSeqRange,
 )
 from awaken_contract.contract.suspension import ToolCallResume, ToolCallResumeMode, WaitingReason
-from awaken_contract.contract.tool import ToolDescriptor
+from awaken_contract.contract.tool_result import ToolDescriptor
 from awaken_contract.state import PersistedState
 
 __all__ = [
