@@ -1,5 +1,6 @@
-"""No import cycles in the contract, the runtime and the server — counting every import, also the ones
-inside functions and ``TYPE_CHECKING`` blocks (a cycle hidden that way is still a cycle)."""
+"""No import cycles in the contract, the runtime and the server — counting every import, also
+the ones inside functions and ``TYPE_CHECKING`` blocks (a cycle hidden that way is still a
+cycle)."""
 
 from __future__ import annotations
 
