@@ -1,6 +1,5 @@
-"""No import cycles in the contract, the runtime and the server — counting every import, also
-the ones inside functions and ``TYPE_CHECKING`` blocks (a cycle hidden that way is still a
-cycle)."""
+"""No import cycles inside any awaken distribution — counting every import, also the ones
+inside functions and ``TYPE_CHECKING`` blocks (a cycle hidden that way is still a cycle)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,22 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ("awaken_contract", "awaken_runtime", "awaken_server")
+PACKAGES = (
+    "awaken",
+    "awaken_contract",
+    "awaken_ext_compact",
+    "awaken_ext_deferred_tools",
+    "awaken_ext_generative_ui",
+    "awaken_ext_mcp",
+    "awaken_ext_observability",
+    "awaken_ext_permission",
+    "awaken_ext_reminder",
+    "awaken_ext_skills",
+    "awaken_runtime",
+    "awaken_server",
+    "awaken_stores",
+    "awaken_tool_pattern",
+)
 
 
 def _modules(package: str) -> dict[str, Path]:
@@ -88,5 +102,5 @@ def test_the_detector_finds_a_cycle() -> None:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_import_cycles(package: str) -> None:
     modules = _modules(package)
-    assert len(modules) > 20
+    assert len(modules) > 1  # the package was found, with its submodules
     assert _cycles(_graph(modules)) == []
