@@ -1,10 +1,12 @@
 """End-to-end server throughput: N runs through ``POST /v1/runs``, each read to ``run_finish``.
 
-Each server runs in its own subprocess (uvicorn on a loopback socket; the client, httpx, is this
-process): Awaken on the memory store, Awaken on a SQLite file (``synchronous=FULL``, the durable
-default) and a bare Starlette endpoint streaming the very same SSE frames (captured from one
-Awaken run) with nothing else going on. The agent is the offline demo model asked for the weather:
-2 inferences + 1 tool call per run. For every server and concurrency 1/10/50 it prints runs/s and
+Each server runs in its own subprocess (uvicorn on a loopback socket): Awaken on the memory
+store, Awaken on a SQLite file (``synchronous=FULL``, the durable default) and a bare Starlette
+endpoint streaming the very same SSE frames (captured from one Awaken run) with nothing else
+going on. The client is this process: a lean raw-asyncio HTTP/1.1 client (``_loadgen.py``, one
+keep-alive connection per concurrent run); the floor is measured through httpx as well, to show
+what a full client costs. The agent is the offline demo model asked for the weather: 2
+inferences + 1 tool call per run. For every server and concurrency 1/10/50 it prints runs/s and
 p50/p99 latency per run; for SQLite also the commits and worker-thread hops per run, counted in
 the server process (a statement trace on the store's connection, a counter on aiosqlite's
 per-call primitive).
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _loadgen import load
 
 CONCURRENCY = (1, 10, 50)
 BODY = {"agentId": "assistant", "messages": [{"role": "user", "content": "weather in Paris"}]}
@@ -213,6 +216,7 @@ async def _counters(url: str) -> dict[str, int]:
 async def main(runs: int) -> None:
     results: dict[str, dict[int, tuple[float, list[float]]]] = {}
     per_run: dict[int, tuple[float, float]] = {}
+    body = json.dumps(BODY).encode()
     with tempfile.TemporaryDirectory() as directory:
         frames_file = str(Path(directory) / "frames.sse")
         for kind in ("memory", "sqlite", "bare"):
@@ -220,12 +224,12 @@ async def main(runs: int) -> None:
             try:
                 if kind == "memory":
                     async with httpx.AsyncClient(base_url=child.url, timeout=60) as client:
-                        _, body = await _one_run(client)
-                    Path(frames_file).write_bytes(body)  # noqa: ASYNC240 - before timing
+                        _, frames = await _one_run(client)
+                    Path(frames_file).write_bytes(frames)  # noqa: ASYNC240 - before timing
                 results[kind] = {}
                 for concurrency in CONCURRENCY:
                     before = await _counters(child.url) if kind == "sqlite" else None
-                    results[kind][concurrency] = await _load(child.url, runs, concurrency)
+                    results[kind][concurrency] = await load(child.url, body, runs, concurrency)
                     if before is not None:
                         after = await _counters(child.url)
                         total = runs + min(20, runs)  # the warm-up runs are counted too
@@ -233,12 +237,16 @@ async def main(runs: int) -> None:
                             (after["commits"] - before["commits"]) / total,
                             (after["hops"] - before["hops"]) / total,
                         )
+                if kind == "bare":  # what the client itself costs: the same floor via httpx
+                    results["httpx"] = {c: await _load(child.url, runs, c) for c in CONCURRENCY}
             finally:
                 child.stop()
     print(f"server HTTP bench: {runs} runs per point, POST /v1/runs read to run_finish")
-    print("  (offline demo model: 2 inferences + 1 tool per run; servers in subprocesses)")
+    print("  (offline demo model: 2 inferences + 1 tool per run; servers in subprocesses;")
+    print("   client: raw asyncio streams, one keep-alive connection per concurrent run)")
     for kind, label in (
         ("bare", "bare Starlette (floor)"),
+        ("httpx", "  same floor, httpx"),
         ("memory", "awaken, memory store"),
         ("sqlite", "awaken, SQLite FULL"),
     ):

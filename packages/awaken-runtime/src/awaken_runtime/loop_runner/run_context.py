@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -231,10 +232,21 @@ class LoopContext:
         """Send one event to the run's sink."""
         await self.sink.emit(event)
 
-    async def emit_state_snapshot(self) -> None:
+    async def deliver(self, event: AgentEvent) -> None:
+        """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
+        await (self.params.sink if self.journal is not None else self.sink).emit(event)
+
+    def state_snapshot(self) -> StateSnapshot | None:
         """``state_snapshot`` of the current state, when the sink wants one."""
         if self.sink.wants_state_snapshots:
-            await self.emit(StateSnapshot(snapshot=self.persisted()))
+            return StateSnapshot(snapshot=self.persisted())
+        return None
+
+    async def emit_state_snapshot(self) -> None:
+        """Emit :meth:`state_snapshot` (when wanted)."""
+        snapshot = self.state_snapshot()
+        if snapshot is not None:
+            await self.emit(snapshot)
 
     def persisted(self) -> PersistedState:
         """``export_persisted()`` of the current revision (computed once per revision)."""
@@ -374,10 +386,15 @@ class LoopContext:
         await self.emit(StepEnd())
 
     async def checkpoint(
-        self, termination: TerminationReason | None = None, response: str = ""
+        self,
+        termination: TerminationReason | None = None,
+        response: str = "",
+        *,
+        events: Sequence[AgentEvent] = (),
     ) -> None:
         """Persist messages and the run record (no-op without a checkpoint store), and the
-        Shared/Profile keys the run changed (with a profile store)."""
+        Shared/Profile keys the run changed (with a profile store). ``events`` are journaled
+        in the same transaction; the caller sends them afterwards (:meth:`deliver`)."""
         scoped = self.params.scoped_state
         if scoped is not None:
             try:
@@ -401,6 +418,8 @@ class LoopContext:
         journal = self.journal
         try:
             if journal is not None and isinstance(target, JournaledThreadRunStore):
+                for event in events:
+                    journal.record_event(event)
                 records = journal.take()
                 entries = await target.checkpoint_step(
                     self.identity.thread_id,

@@ -99,17 +99,16 @@ class Submitter:
             run_id = plan.run_id
             now = now_ms()
             job = self._new_job(thread_id, plan, submission, background=False, now=now)
+            # (a store that enqueues and claims in two steps must not let a dispatcher win)
             job.available_at = now + self.core.config.inline_claim_guard_ms
-            stored = await self.core.store.enqueue(job)
-            claimed = await self.core.store.claim_job(
-                stored.job_id, self.core.consumer_id, self.core.config.lease_ms, now_ms()
+            claimed = await self.core.store.enqueue_claimed(
+                job, self.core.consumer_id, self.core.config.lease_ms, now, start=new_id()
             )
         except BaseException:
             worker.state = WorkerState.IDLE
             raise
         if claimed is None:
             worker.state = WorkerState.IDLE
-            await self.core.store.cancel(stored.job_id, now_ms())
             await self.core.reconcile_run(run_id, TerminationReason.cancelled())
             raise Conflict(THREAD_BUSY)
         target = ReconnectableEventSink(sink)
@@ -230,7 +229,7 @@ class Submitter:
         if submission.continue_run_id:
             return RunPlan(agent_id=agent_id, run_id=submission.continue_run_id, resumes=True)
         if not submission.run_id_hint:
-            waiting = await find_waiting_run(self.core.run_store, thread_id)
+            waiting = await find_waiting_run(self.core.run_store, thread_id, latest)
             if waiting is not None:
                 submission.continue_run_id = waiting.run_id
                 return RunPlan.resume(waiting, (submission.agent_id or "").strip())
