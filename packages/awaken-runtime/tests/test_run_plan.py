@@ -9,8 +9,8 @@ from awaken_contract.contract.storage import (
     RunRecord,
     RunWaitingState,
     RunWaitingTicket,
-    WaitingReason,
 )
+from awaken_contract.contract.suspension import WaitingReason
 from awaken_contract.errors import InvalidResume
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder

@@ -15,8 +15,8 @@ from awaken_contract.errors import SerializationError, StorageIoError
 from awaken_contract.ids import id_problem
 from awaken_contract.testing import make_job, make_run, make_thread, sample_records
 from awaken_stores import FileStore
-from awaken_stores import file as file_module
 from awaken_stores.file import JOURNAL
+from awaken_stores.file import rollback as rollback_module
 
 BAD_IDS = [
     "",
@@ -196,7 +196,7 @@ async def test_crash_mid_splice_is_recovered_on_reopen(
     await store.checkpoint_step("t-1", history, run, sample_records(0))
     messages_before = (base / "messages" / "t-1.json").read_bytes()
     journal_before = (base / "journal" / "r-1.jsonl").read_bytes()
-    real_splice = file_module._splice
+    real_splice = rollback_module._splice
     calls = {"n": 0}
 
     def crashing_splice(target: Path, offset: int, data: bytes) -> None:
@@ -205,12 +205,12 @@ async def test_crash_mid_splice_is_recovered_on_reopen(
             raise _Crash
         real_splice(target, offset, data)
 
-    monkeypatch.setattr(file_module, "_splice", crashing_splice)
+    monkeypatch.setattr(rollback_module, "_splice", crashing_splice)
     with pytest.raises(_Crash):
         await store.checkpoint_step(
             "t-1", [*history, Message.assistant("new")], run, sample_records(1)
         )
-    monkeypatch.setattr(file_module, "_splice", real_splice)
+    monkeypatch.setattr(rollback_module, "_splice", real_splice)
     assert (base / JOURNAL).exists()
     assert (base / "messages" / "t-1.json").read_bytes() != messages_before
 

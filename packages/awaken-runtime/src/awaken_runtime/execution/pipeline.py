@@ -20,14 +20,14 @@ For every tool call, in model order:
 Resume: :func:`~awaken_runtime.execution.resume.prepare_resume` turns decisions into
 ``resuming`` / ``cancelled`` states; :meth:`ToolPipeline.replay_resumed` reports cancelled
 calls to the model and re-runs resuming calls according to their :class:`ToolCallResumeMode`.
-The pipeline sees the run only through its :class:`ToolContext`.
+The pipeline sees the run only through its :class:`ToolContext`; the interception decision
+(step 1) is computed by :mod:`awaken_runtime.execution.intercept`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from awaken_contract.actions import (
     InterceptBlock,
@@ -35,7 +35,6 @@ from awaken_contract.actions import (
     InterceptSuspend,
     PutToolCallState,
     ToolCallStatesKey,
-    ToolInterceptKey,
     ToolInterceptPayload,
 )
 from awaken_contract.contract.event import ToolCallDone, ToolCallResumed
@@ -50,13 +49,14 @@ from awaken_contract.contract.suspension import (
 )
 from awaken_contract.contract.tool import ToolCallContext, ToolOutput, ToolResult
 from awaken_contract.ids import now_ms
-from awaken_contract.model import PendingScheduledActions, Phase
-from awaken_contract.plugin import PhaseContext, ToolKind
+from awaken_contract.model import Phase
+from awaken_contract.plugin import PhaseContext
 from awaken_contract.state import MutationBatch, StateCommand
 
 from awaken_runtime.cancellation import RunCancelled
 from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.executor import execute_single_tool
+from awaken_runtime.execution.intercept import before_execute, call_extra, gate, intercept
 from awaken_runtime.execution.resume import cancelled_text, prepare_resume, replace_tool_message
 from awaken_runtime.run_journal import interrupted_ticket
 
@@ -109,7 +109,7 @@ class ToolPipeline:
                 return None, True
             if resumed is not None:
                 continue
-            decision = await self._intercept(call, None)
+            decision = await intercept(self.ctx, call, None)
             if decision is not None:
                 outcome = await self._apply(call, decision, None)
                 if isinstance(decision, InterceptBlock):
@@ -156,12 +156,12 @@ class ToolPipeline:
             if resumed is not None:
                 suspended = suspended or resumed is ToolCallOutcome.SUSPENDED
                 continue
-            decision = await self._gate(call, None)
+            decision = await gate(self.ctx, call, None)
             if allowed and isinstance(decision, InterceptBlock | InterceptSuspend):
                 rest = list(calls[index:])  # re-checked once the allowed calls committed
                 break
             if decision is None:
-                decision = await self._before_execute(call, None)
+                decision = await before_execute(self.ctx, call, None)
             if decision is None:
                 allowed.append(call)
                 continue
@@ -243,7 +243,7 @@ class ToolPipeline:
                 )
                 await self._complete(call, result, None, state)
                 continue
-            decision = await self._intercept(call, state)
+            decision = await intercept(self.ctx, call, state)
             if decision is not None:
                 await self._apply(call, decision, state)
                 continue
@@ -287,68 +287,6 @@ class ToolPipeline:
             await journal.started([(call, self._idempotent(call)) for call in calls])
 
     # ------------------------------------------------------------------ internals
-    def _call_extra(self, call: ToolCall, state: ToolCallState | None) -> dict[str, Any]:
-        extra: dict[str, Any] = {
-            "tool_name": call.name,
-            "tool_call_id": call.id,
-            "tool_args": call.arguments,
-            "tool_kind": ToolKind.infer(call.name),
-        }
-        if state is not None and state.status is ToolCallStatus.RESUMING:
-            extra["resume_input"] = state.resume_input
-            extra["suspension_id"] = state.suspension_id
-            extra["suspension_reason"] = state.suspension_reason
-        return extra
-
-    async def _intercept(
-        self, call: ToolCall, state: ToolCallState | None
-    ) -> ToolInterceptPayload | None:
-        """The call's interception decision (``None`` lets it run): gates first, then hooks."""
-        decision = await self._gate(call, state)
-        if decision is not None:
-            return decision
-        return await self._before_execute(call, state)
-
-    async def _gate(
-        self, call: ToolCall, state: ToolCallState | None
-    ) -> ToolInterceptPayload | None:
-        """The tool-gate hooks' strongest decision for the call on the current state."""
-        host = self.ctx
-        gates = host.env.tool_gate_hooks
-        if not gates:
-            return None
-        ctx = host.phase_ctx(Phase.TOOL_GATE, **self._call_extra(call, state))
-        decision: ToolInterceptPayload | None = None
-        for gate in gates:
-            payload = await gate.hook.run(ctx)
-            if payload is not None and payload.outranks(decision):
-                decision = payload
-        return decision
-
-    async def _before_execute(
-        self, call: ToolCall, state: ToolCallState | None
-    ) -> ToolInterceptPayload | None:
-        """Run BeforeToolExecute hooks and scheduled actions; the intercept they set, if any."""
-        host = self.ctx
-        env = host.env
-        store = host.store
-        before = env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE)
-        if not before and not store.snapshot().get_raw(PendingScheduledActions.KEY):
-            return None
-        ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **self._call_extra(call, state))
-        phase = host.phase
-        if before:
-            command = await phase.collect_commands(env, ctx)
-            if not command.is_empty:
-                await phase.submit_command(env, command)
-        if store.snapshot().get_raw(PendingScheduledActions.KEY):
-            await phase.run_execute_loop(env, ctx)
-        intercept = store.snapshot().get(ToolInterceptKey)
-        if intercept is None:
-            return None
-        store.commit(MutationBatch().clear(ToolInterceptKey))
-        return intercept.payload
-
     async def _apply(
         self, call: ToolCall, decision: ToolInterceptPayload, state: ToolCallState | None
     ) -> ToolCallOutcome:
@@ -467,7 +405,7 @@ class ToolPipeline:
         ctx: PhaseContext | None = None
         if run_after_hooks and env.phase_hooks.get(Phase.AFTER_TOOL_EXECUTE):
             ctx = host.phase_ctx(
-                Phase.AFTER_TOOL_EXECUTE, tool_result=result, **self._call_extra(call, state)
+                Phase.AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state)
             )
             after = await host.phase.collect_commands(env, ctx)
             if not after.is_empty:

@@ -5,6 +5,7 @@
 import importlib
 
 from awaken.contract.cancellation import *  # noqa: F403
+from awaken.contract.config_store import *  # noqa: F403
 from awaken.contract.content import *  # noqa: F403
 from awaken.contract.context_message import *  # noqa: F403
 from awaken.contract.event import *  # noqa: F403
@@ -16,12 +17,16 @@ from awaken.contract.journal import *  # noqa: F403
 from awaken.contract.lifecycle import *  # noqa: F403
 from awaken.contract.mailbox import *  # noqa: F403
 from awaken.contract.message import *  # noqa: F403
+from awaken.contract.message_record import *  # noqa: F403
 from awaken.contract.progress import *  # noqa: F403
 from awaken.contract.request import *  # noqa: F403
 from awaken.contract.retention import *  # noqa: F403
 from awaken.contract.run_plan import *  # noqa: F403
+from awaken.contract.run_record import *  # noqa: F403
 from awaken.contract.storage import *  # noqa: F403
 from awaken.contract.suspension import *  # noqa: F403
+from awaken.contract.thread import *  # noqa: F403
+from awaken.contract.thread_store import *  # noqa: F403
 from awaken.contract.tokens import *  # noqa: F403
 from awaken.contract.tool import *  # noqa: F403
 from awaken.contract.tool_base import *  # noqa: F403
@@ -31,6 +36,7 @@ from awaken.contract.typed_tool import *  # noqa: F403
 
 _MODULES = (
     "cancellation",
+    "config_store",
     "content",
     "context_message",
     "event",
@@ -42,12 +48,16 @@ _MODULES = (
     "lifecycle",
     "mailbox",
     "message",
+    "message_record",
     "progress",
     "request",
     "retention",
     "run_plan",
+    "run_record",
     "storage",
     "suspension",
+    "thread",
+    "thread_store",
     "tokens",
     "tool",
     "tool_base",

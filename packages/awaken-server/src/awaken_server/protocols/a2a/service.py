@@ -20,15 +20,22 @@ import msgspec
 from awaken_contract.contract.identity import AdapterKind
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord, RunRequestOrigin
-from awaken_contract.contract.suspension import ResumeDecisionAction, ToolCallResume
-from awaken_contract.ids import id_problem, new_id, now_ms
+from awaken_contract.ids import new_id
 
 from awaken_server.errors import ApiError
 from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.protocols.a2a.card import build_card
-from awaken_server.protocols.a2a.convert import ROLE_USER, blocks_from_parts
-from awaken_server.protocols.a2a.errors import A2aError, FieldViolation
+from awaken_server.protocols.a2a.convert import blocks_from_parts
+from awaken_server.protocols.a2a.errors import A2aError
 from awaken_server.protocols.a2a.push import PushConfigs, encode_frame, normalize_push_config
+from awaken_server.protocols.a2a.requests import (
+    clamp_page_size,
+    decision_of,
+    page_offset,
+    parse_status,
+    pending_targets,
+    validate_send,
+)
 from awaken_server.protocols.a2a.tasks import TaskRef, TaskService
 from awaken_server.protocols.a2a.wire import (
     A2aMessage,
@@ -47,7 +54,6 @@ from awaken_server.protocols.a2a.wire import (
 )
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
 from awaken_server.state import AppState
-from awaken_server.wire import parse_offset
 
 __all__ = ["A2aService", "Accepted", "decision_of", "parse_status"]
 
@@ -59,7 +65,6 @@ CANCEL_WAIT_SECS = 5.0
 """How long a cancel waits for the run to reach ``canceled`` before answering."""
 DECISION_PICKUP_SECS = 10.0
 """Longest a follow-up message waits for the interrupted run to take its answer up."""
-MAX_PAGE_SIZE = 100
 _EXTRA_KEY = "a2a"
 
 
@@ -72,105 +77,6 @@ class Accepted:
     tenant: str | None
     history_length: int | None
     return_immediately: bool
-
-
-_STATUS_ALIASES = {
-    "submitted": TaskState.SUBMITTED,
-    "working": TaskState.WORKING,
-    "input_required": TaskState.INPUT_REQUIRED,
-    "input-required": TaskState.INPUT_REQUIRED,
-    "auth_required": TaskState.AUTH_REQUIRED,
-    "auth-required": TaskState.AUTH_REQUIRED,
-    "completed": TaskState.COMPLETED,
-    "failed": TaskState.FAILED,
-    "canceled": TaskState.CANCELED,
-    "cancelled": TaskState.CANCELED,
-    "rejected": TaskState.REJECTED,
-}
-
-
-def parse_status(raw: str) -> TaskState:
-    """A task state from its wire name (``TASK_STATE_WORKING``) or a short alias (``working``)."""
-    value = raw.strip()
-    for state in TaskState:
-        if value.upper() == state.value:
-            return state
-    alias = _STATUS_ALIASES.get(value.lower())
-    if alias is None:
-        raise A2aError.invalid_field("status", f"unknown task state: {raw}")
-    return alias
-
-
-def _offset(token: str | None, message: str) -> int:
-    """A ``pageToken`` (an offset; absent → 0)."""
-    text = (token or "").strip()
-    offset = parse_offset(text) if text else 0
-    if offset is None:
-        raise A2aError.invalid_field("pageToken", message)
-    return offset
-
-
-def _page_size(size: int | None) -> int:
-    return 50 if size is None else min(max(size, 1), MAX_PAGE_SIZE)
-
-
-def decision_of(message: A2aMessage) -> ToolCallResume:
-    """The decision an interrupted task's follow-up message carries.
-
-    A ``data`` part holding an object is the decision result (``{"approved": false}`` or
-    ``{"action": "cancel"}`` reject); otherwise the message text approves and is the result.
-    """
-    data = next((p.data for p in message.parts if isinstance(p.data, dict)), None)
-    if data is not None:
-        if data.get("approved") is False or data.get("action") == "cancel":
-            reason = data.get("reason") if isinstance(data.get("reason"), str) else None
-            return ToolCallResume(
-                action=ResumeDecisionAction.CANCEL, result=data, reason=reason, updated_at=now_ms()
-            )
-        return ToolCallResume.resume(data)
-    text = "\n".join(p.text for p in message.parts if p.text is not None)
-    return ToolCallResume.resume(text)
-
-
-def _pending_targets(run: RunRecord | None) -> set[str]:
-    """One target per call the run waits on (answering each call once)."""
-    if run is None or run.waiting is None:
-        return set()
-    return set(run.waiting.call_targets())
-
-
-def _validate_send(body: SendMessageRequest, tenant: str | None) -> A2aMessage:
-    violations: list[FieldViolation] = []
-    body_tenant = (body.tenant or body.agent_id or "").strip()
-    if tenant and body_tenant and tenant != body_tenant:
-        violations.append(("tenant", "tenant in the body does not match the route"))
-    message = body.message
-    if message is None:
-        violations.append(("message", "message is required"))
-    else:
-        if message.role != ROLE_USER:
-            violations.append(("message.role", "role must be ROLE_USER"))
-        if not message.message_id.strip():
-            violations.append(("message.messageId", "messageId is required"))
-        for name, value in (
-            ("message.messageId", message.message_id),
-            ("message.taskId", message.task_id),
-            ("message.contextId", message.context_id),
-        ):
-            problem = id_problem(value.strip()) if value and value.strip() else None
-            if problem is not None:
-                violations.append((name, f"{name.split('.')[-1]} {problem}"))
-        if not message.parts:
-            violations.append(("message.parts", "at least one part is required"))
-        for index, part in enumerate(message.parts):
-            if part.payload_count() != 1:
-                violations.append(
-                    (f"message.parts[{index}]", "a part needs exactly one of text, raw, url, data")
-                )
-    if violations:
-        raise A2aError.invalid(violations)
-    assert message is not None
-    return message
 
 
 def _status_frame(task: Task) -> StreamResponse:
@@ -298,7 +204,7 @@ class A2aService:
         accepted = (config.accepted_output_modes if config else None) or []
         if accepted and not any(m.strip().lower() == "text/plain" for m in accepted):
             raise A2aError.content_type_not_supported(accepted)
-        message = _validate_send(body, tenant)
+        message = validate_send(body, tenant)
         scope = tenant or (body.tenant or body.agent_id or "").strip() or None
         agent_id = self._tenant(scope)
 
@@ -378,7 +284,7 @@ class A2aService:
         """Continue the interrupted run: answer its pending tool calls with the message's
         decision (waiting, bounded, until the run took the answer up), or — when it waits for
         input without tool tickets — resume the same run with the message as new input."""
-        targets = _pending_targets(run)
+        targets = pending_targets(run)
         if not targets:
             await self._submit(run.thread_id, message, run.agent_id, continue_run_id=run.run_id)
             return
@@ -394,7 +300,7 @@ class A2aService:
         deadline = time.monotonic() + DECISION_PICKUP_SECS
         while time.monotonic() < deadline:
             current = await self.state.store.load_run(run.run_id)
-            if current is None or not (_pending_targets(current) & targets):
+            if current is None or not (pending_targets(current) & targets):
                 return
             await asyncio.sleep(POLL_INTERVAL_SECS)
 
@@ -441,8 +347,8 @@ class A2aService:
         history_length = query.history_length or 0
         if history_length < 0:
             raise A2aError.invalid_field("historyLength", "historyLength must not be negative")
-        page_size = _page_size(query.page_size)
-        offset = _offset(query.page_token, "pageToken must be an offset from a previous page")
+        page_size = clamp_page_size(query.page_size)
+        offset = page_offset(query.page_token, "pageToken must be an offset from a previous page")
         rows: list[tuple[int, str, TaskRef]] = []
         for task_id in await self.tasks.all_task_ids():
             ref = await self.tasks.find(task_id)
@@ -533,8 +439,8 @@ class A2aService:
         """``ListTaskPushNotificationConfigs``."""
         ref = await self.task_ref(task_id, tenant)
         configs = await self.push.list(ref.thread_id, task_id)
-        offset = _offset(page_token, "pageToken must be an offset")
-        chunk = configs[offset : offset + _page_size(page_size)]
+        offset = page_offset(page_token, "pageToken must be an offset")
+        chunk = configs[offset : offset + clamp_page_size(page_size)]
         end = offset + len(chunk)
         listing = ListTaskPushNotificationConfigsResponse(
             next_page_token=str(end) if end < len(configs) else ""

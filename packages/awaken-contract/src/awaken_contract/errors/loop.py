@@ -1,0 +1,48 @@
+"""``AgentLoopError``: the agent loop failed (inference, storage, phases, output, resume)."""
+
+from __future__ import annotations
+
+from awaken_contract.errors.base import AwakenError
+from awaken_contract.errors.state import StateError
+
+
+class AgentLoopError(AwakenError):
+    """A run could not complete (what ``AgentRuntime.run`` raises)."""
+
+
+class InferenceFailed(AgentLoopError):
+    retryable = True
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(f"inference failed: {message}")
+
+
+class LoopStorageFailed(AgentLoopError):
+    retryable = True
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(f"storage failed: {message}")
+
+
+class PhaseError(AgentLoopError):
+    def __init__(self, error: StateError) -> None:
+        self.error = error
+        super().__init__(f"phase error: {error}")
+
+
+class OutputValidationFailed(AgentLoopError):
+    """The model's final answer still did not match the agent's output schema after the
+    configured retries (``output_schema.max_retries``)."""
+
+    def __init__(self, attempts: int, message: str) -> None:
+        self.attempts = attempts
+        self.message = message
+        super().__init__(f"structured output invalid after {attempts} attempt(s): {message}")
+
+
+class InvalidResume(AgentLoopError):
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(f"invalid resume: {message}")
