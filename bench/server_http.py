@@ -7,7 +7,8 @@ going on. The client is this process: a lean raw-asyncio HTTP/1.1 client (``_loa
 keep-alive connection per concurrent run); the floor is measured through httpx as well, to show
 what a full client costs. The agent is the offline demo model asked for the weather: 2
 inferences + 1 tool call per run. For every server and concurrency 1/10/50 it prints runs/s and
-p50/p99 latency per run; for SQLite also the commits and worker-thread hops per run, counted in
+p50/p99 latency per run, the CPU time the server process spent per run (robust on a shared
+machine); for SQLite also the commits and worker-thread hops per run, counted in
 the server process (a statement trace on the store's connection, a counter on aiosqlite's
 per-call primitive).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -203,6 +205,11 @@ class _Child:
             raise RuntimeError(f"the {kind} server did not start (said {line!r})")
         self.url = f"http://127.0.0.1:{int(line.split()[1])}"
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=30)
@@ -216,6 +223,7 @@ async def _counters(url: str) -> dict[str, int]:
 async def main(runs: int) -> None:
     results: dict[str, dict[int, tuple[float, list[float]]]] = {}
     per_run: dict[int, tuple[float, float]] = {}
+    cpu_ms: dict[tuple[str, int], float] = {}
     body = json.dumps(BODY).encode()
     with tempfile.TemporaryDirectory() as directory:
         frames_file = str(Path(directory) / "frames.sse")
@@ -229,7 +237,10 @@ async def main(runs: int) -> None:
                 results[kind] = {}
                 for concurrency in CONCURRENCY:
                     before = await _counters(child.url) if kind == "sqlite" else None
+                    cpu = child.cpu_seconds()
                     results[kind][concurrency] = await load(child.url, body, runs, concurrency)
+                    # (the 20 warm-up runs are included)
+                    cpu_ms[kind, concurrency] = (child.cpu_seconds() - cpu) * 1e3 / (runs + 20)
                     if before is not None:
                         after = await _counters(child.url)
                         total = runs + min(20, runs)  # the warm-up runs are counted too
@@ -251,10 +262,12 @@ async def main(runs: int) -> None:
         ("sqlite", "awaken, SQLite FULL"),
     ):
         for concurrency, (rate, lat) in results[kind].items():
-            extra = ""
+            extra = (
+                f"   server CPU {cpu_ms[kind, concurrency]:5.2f} ms/run" if kind != "httpx" else ""
+            )
             if kind == "sqlite":
                 commits, hops = per_run[concurrency]
-                extra = f"   {commits:4.1f} commits/run  {hops:5.1f} thread hops/run"
+                extra += f"   {commits:4.1f} commits/run  {hops:5.1f} thread hops/run"
             floor = results["bare"][concurrency][0]
             print(
                 f"  {label:23s} c={concurrency:<3d} {rate:8.0f} runs/s "

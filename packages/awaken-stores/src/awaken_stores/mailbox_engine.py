@@ -130,12 +130,16 @@ class MailboxEngine(MailboxStore):
     """Implements every state-changing ``MailboxStore`` operation over backend transactions."""
 
     # ------------------------------------------------------------------ backend primitives
-    @abstractmethod
     def _transaction(
         self, mailbox_id: str, job_id: str | None = None
     ) -> AbstractAsyncContextManager[MailboxTxn]:
         """Lock the mailbox, load its generation, non-terminal jobs and job ``job_id`` (if it
-        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs."""
+        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs.
+
+        A backend implements this or overrides :meth:`_apply` (which uses it by default)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} implements neither _transaction nor _apply"
+        )
 
     @abstractmethod
     async def _mailbox_of(self, job_id: str) -> str | None:
@@ -295,14 +299,21 @@ class MailboxEngine(MailboxStore):
         return stored
 
     async def enqueue_claimed(
-        self, job: MailboxJob, consumer: str, lease_ms: int, now: int, *, start: str | None = None
+        self,
+        job: MailboxJob,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        *,
+        start: str | None = None,
+        if_idle: bool = False,
     ) -> MailboxJob | None:
         if await self._mailbox_of(job.job_id) is not None:
             raise AlreadyExists(job.job_id)
 
         def apply(txn: MailboxTxn) -> MailboxJob | None:
             queued = self._queued(txn, job)
-            if txn.live(_CLAIMED):
+            if txn.live(_CLAIMED) or (if_idle and txn.live(_QUEUED)):
                 return None
             return self._claim_one(txn, queued, new_id(), consumer, lease_ms, now, start)
 

@@ -240,12 +240,22 @@ class MailboxStore(ABC):
         ``start`` as for :meth:`claim`."""
 
     async def enqueue_claimed(
-        self, job: MailboxJob, consumer: str, lease_ms: int, now: int, *, start: str | None = None
+        self,
+        job: MailboxJob,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        *,
+        start: str | None = None,
+        if_idle: bool = False,
     ) -> MailboxJob | None:
         """Enqueue ``job`` and claim it at once (an inline run); ``None`` — and nothing
-        left queued — when the mailbox already has a Claimed job. Raises as :meth:`enqueue`.
+        left queued — when the mailbox already has a Claimed job (``if_idle``: any
+        non-terminal job). Raises as :meth:`enqueue`.
 
         The default enqueues, claims and cancels a job it could not claim."""
+        if if_idle and await self.list(job.mailbox_id, [MailboxJobStatus.QUEUED], 1):
+            return None
         stored = await self.enqueue(job)
         claimed = await self.claim_job(stored.job_id, consumer, lease_ms, now, start=start)
         if claimed is None:

@@ -30,9 +30,9 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     ``resumes`` is true when the activation continues the existing run ``run_id`` (a waiting
     run, or a run an earlier attempt already started); ``decision_targets`` are the ids that
-    run waited on when it was planned (empty for a new run). ``record`` is the run's record as
-    the planner read it just before handing the plan over (the runtime then does not read it
-    again); ``None`` when not read.
+    run waited on when it was planned (empty for a new run). With ``record_read`` the planner
+    read the run's record just before handing the plan over and ``record`` is what it found
+    (``None``: no record yet); the runtime then does not read it again.
     """
 
     agent_id: str
@@ -40,6 +40,7 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
     resumes: bool = False
     decision_targets: list[str] = msgspec.field(default_factory=list)
     record: RunRecord | None = None
+    record_read: bool = False
 
     @classmethod
     def resume(cls, run: RunRecord, agent_id: str | None = None) -> RunPlan:
@@ -53,7 +54,7 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 async def find_waiting_run(
-    store: ThreadRunStore, thread_id: str, latest: RunRecord | None | _Unread = _UNREAD
+    store: ThreadRunStore, thread_id: str, latest: RunRecord | _Unread | None = _UNREAD
 ) -> RunRecord | None:
     """The run of ``thread_id`` that waits to be resumed: its open run, else its latest run
     (``latest``: the thread's latest run as the caller already read it)."""

@@ -361,17 +361,19 @@ class LoopContext:
         return sorted((t.descriptor() for t in self.tools.values()), key=lambda d: d.id)
 
     # ------------------------------------------------------------------ step boundaries
-    async def emit_run_start(self) -> None:
-        """``run_start`` of this run (again after a resume in place)."""
+    def run_start(self) -> RunStart:
+        """The ``run_start`` event of this run."""
         identity = self.identity
-        await self.emit(
-            RunStart(
-                thread_id=identity.thread_id,
-                run_id=identity.run_id,
-                parent_run_id=identity.parent_run_id,
-                identity=identity,
-            )
+        return RunStart(
+            thread_id=identity.thread_id,
+            run_id=identity.run_id,
+            parent_run_id=identity.parent_run_id,
+            identity=identity,
         )
+
+    async def emit_run_start(self) -> None:
+        """Emit :meth:`run_start` (again after a resume in place)."""
+        await self.emit(self.run_start())
 
     async def complete_step(self, *, checkpoint: bool = True) -> None:
         """StepEnd phase, checkpoint, then ``state_snapshot`` + ``step_end``."""

@@ -351,7 +351,7 @@ class AgentRuntime:
         """Check a submitted plan against the store; the record it resumes."""
         store = self.thread_run_store
         record = plan.record
-        if record is None and store is not None:
+        if not plan.record_read and store is not None:
             record = await store.load_run(plan.run_id)
         if plan.resumes:
             if store is None:

@@ -277,7 +277,13 @@ class JobRunner:
                 return None, record  # its input was consumed before a crash lost the ack
             # The run this job meant to continue ended meanwhile: start a new one.
             run_id, continuation, record = new_id(), False, None
-        plan = RunPlan(agent_id=job.agent_id, run_id=run_id, resumes=continuation, record=record)
+        plan = RunPlan(
+            agent_id=job.agent_id,
+            run_id=run_id,
+            resumes=continuation,
+            record=record,
+            record_read=True,
+        )
         request = build_request(
             thread_id=job.mailbox_id,
             plan=plan,

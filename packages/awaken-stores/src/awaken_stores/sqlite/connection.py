@@ -1,9 +1,16 @@
 """The SQLite connection shared by a store and its sub-stores: WAL, busy timeout, one
-operation (one worker-thread hop) at a time."""
+operation (one worker-thread hop) at a time, and group commit.
+
+Group commit: write transactions that arrive while the connection is busy are run together on
+the worker thread — one hop, one ``BEGIN IMMEDIATE`` … ``COMMIT`` and so one fsync for all of
+them, each inside its own savepoint (a failing one rolls back alone and raises to its caller).
+Every caller returns only after the shared ``COMMIT``: durable exactly as before.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 import time
 from collections.abc import Callable
@@ -47,6 +54,8 @@ class _SqliteDb:
         self.synchronous = synchronous
         self.lock = asyncio.Lock()
         self._conn: aiosqlite.Connection | None = None
+        self._writes: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
+        self._committer: asyncio.Task[None] | None = None
         in_memory = self.path == ":memory:"
         self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
 
@@ -85,6 +94,48 @@ class _SqliteDb:
             raise StorageIoError(str(exc)) from exc
         return result
 
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` in a write transaction (group commit, see the module docstring); database
+        errors become StorageIoError. Returns once the transaction is committed."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._writes.append((fn, future))
+        if self._committer is None:
+            self._committer = asyncio.create_task(self._commit_writes())
+        return await future
+
+    async def _commit_writes(self) -> None:
+        """Commit the queued writes, a group at a time, until none is left."""
+        try:
+            while self._writes:
+                async with self.lock:
+                    group, self._writes = self._writes, []
+                    try:
+                        outcomes = await self.run_locked(
+                            functools.partial(_run_group, [fn for fn, _ in group])
+                        )
+                    except Exception as exc:
+                        for _, future in group:
+                            if not future.done():
+                                future.set_exception(_storage_error(exc))
+                        continue
+                    except BaseException:
+                        for _, future in group:
+                            future.cancel()
+                        raise
+                for (_, future), (ok, value) in zip(group, outcomes, strict=True):
+                    if future.done():
+                        continue
+                    if ok:
+                        future.set_result(value)
+                    else:
+                        future.set_exception(_storage_error(value))
+        finally:
+            self._committer = None
+            if self._writes:  # only when cancelled (shutdown): nobody will commit them
+                for _, future in self._writes:
+                    future.cancel()
+                self._writes = []
+
     async def close(self) -> None:
         async with self.lock:
             if self._conn is not None:
@@ -102,25 +153,35 @@ async def _in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connectio
     return result
 
 
-def _write(fn: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connection], T]:
-    """Wrap ``fn`` in ``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any error)."""
-
-    def transaction(conn: sqlite3.Connection) -> T:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = fn(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return result
-
-    return transaction
-
-
-def _rollback_if_open(conn: sqlite3.Connection) -> None:
-    if conn.in_transaction:
+def _run_group(
+    fns: list[Callable[[sqlite3.Connection], Any]], conn: sqlite3.Connection
+) -> list[tuple[bool, Any]]:
+    """Run every ``fn`` in its own savepoint of one transaction; ``(ok, result or error)``."""
+    conn.execute("BEGIN IMMEDIATE")
+    outcomes: list[tuple[bool, Any]] = []
+    try:
+        for fn in fns:
+            conn.execute("SAVEPOINT awaken_write")
+            try:
+                outcomes.append((True, fn(conn)))
+            except Exception as exc:
+                conn.execute("ROLLBACK TO awaken_write")
+                outcomes.append((False, exc))
+            conn.execute("RELEASE awaken_write")
+    except BaseException:
         conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return outcomes
+
+
+def _storage_error(exc: BaseException) -> BaseException:
+    """A database error as the store's ``StorageIoError``; anything else unchanged."""
+    if isinstance(exc, sqlite3.Error):
+        error = StorageIoError(str(exc))
+        error.__cause__ = exc
+        return error
+    return exc
 
 
 def _one(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any | None:
