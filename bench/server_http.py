@@ -44,6 +44,8 @@ Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 class _Counters:
     commits = 0
     hops = 0
+    gc_seconds = 0.0
+    gc_started = 0.0
     in_txn = False
     wrote = False
 
@@ -81,12 +83,24 @@ def _count_hops() -> None:
     aiosqlite.Connection._execute = counted  # type: ignore[method-assign]
 
 
+def _count_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _Counters.gc_started = time.perf_counter()
+    else:
+        _Counters.gc_seconds += time.perf_counter() - _Counters.gc_started
+
+
 def _with_counters(app: Asgi) -> Asgi:
     """``app`` plus ``GET /bench/counters`` (commits and thread hops so far)."""
 
     async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == "/bench/counters":
-            body = json.dumps({"commits": _Counters.commits, "hops": _Counters.hops}).encode()
+            counters = {
+                "commits": _Counters.commits,
+                "hops": _Counters.hops,
+                "gc_ms": _Counters.gc_seconds * 1e3,
+            }
+            body = json.dumps(counters).encode()
             await send({"type": "http.response.start", "status": 200, "headers": []})
             await send({"type": "http.response.body", "body": body})
             return
@@ -138,11 +152,18 @@ def _bare_app(frames_file: str) -> Asgi:
 
 
 async def _serve_child(kind: str, arg: str) -> None:
+    import gc
     import socket
 
     import uvicorn
+    from awaken_server.gc_policy import SERVING_GC_THRESHOLDS, tune_gc_for_serving
 
     app = _bare_app(arg) if kind == "bare" else await _awaken_app(kind, arg)
+    gc.callbacks.append(_count_gc)
+    # as ``awaken serve`` does (AWAKEN_BENCH_GC=700,10,10: CPython's defaults, for comparison)
+    wanted = os.environ.get("AWAKEN_BENCH_GC")
+    thresholds = tuple(int(x) for x in wanted.split(",")) if wanted else SERVING_GC_THRESHOLDS
+    tune_gc_for_serving(thresholds)  # type: ignore[arg-type]
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
@@ -215,7 +236,7 @@ class _Child:
         self.proc.wait(timeout=30)
 
 
-async def _counters(url: str) -> dict[str, int]:
+async def _counters(url: str) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=url) as client:
         return dict((await client.get("/bench/counters")).json())
 
