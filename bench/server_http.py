@@ -152,6 +152,7 @@ def _bare_app(frames_file: str) -> Asgi:
 
 
 async def _serve_child(kind: str, arg: str) -> None:
+
     import gc
     import socket
 
