@@ -86,6 +86,9 @@ class RetryingExecutor(LlmExecutor):
     def supports_response_format(self, request: InferenceRequest) -> bool:
         return self.inner.supports_response_format(request)
 
+    def streams(self) -> bool:
+        return self.inner.streams()
+
     def models_for(self, request: InferenceRequest) -> list[str]:
         """Primary model followed by the fallback models, in the order they are tried."""
         override = overrides_of(request).fallback_models
