@@ -3,7 +3,6 @@ lives in ``awaken_contract.runtime``)."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
 
     from awaken_runtime.cancellation import RunCanceller
+    from awaken_runtime.loop_runner.control import ControlChannel
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
     from awaken_runtime.state.scoped import ScopedStateSync
@@ -88,7 +88,7 @@ class AgentLoopParams:
     messages: list[Message]
     run_identity: RunIdentity
     cancellation_token: CancellationToken | None = None
-    decision_rx: asyncio.Queue[ControlMessage] | None = None
+    decision_rx: ControlChannel | None = None
     overrides: InferenceOverride | None = None
     frontend_tools: list[ToolDescriptor] = field(default_factory=list)
     decisions: DecisionBatch = field(default_factory=list)
