@@ -158,10 +158,7 @@ class RetryingExecutor(LlmExecutor):
     async def execute(self, request: InferenceRequest) -> StreamResult:
         """Collected inference with retries and fallbacks."""
 
-        async def call(req: InferenceRequest) -> StreamResult:
-            return await self.inner.execute(req)
-
-        result, model = await self._attempts(request, call)
+        result, model = await self._attempts(request, self.inner.execute)
         assert isinstance(result, StreamResult)
         if self.breaker is not None:
             self.breaker.record_success(model)
