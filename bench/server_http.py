@@ -208,6 +208,26 @@ async def _load(url: str, runs: int, concurrency: int) -> tuple[float, list[floa
         return runs / (time.perf_counter() - start), latencies
 
 
+def _commit_floor(directory: str, commits: int = 200) -> float:
+    """Sequential durable commits per second of a bare SQLite file (WAL, ``synchronous=FULL``,
+    one 2 KB row each): what this disk allows before any Awaken code runs."""
+    import sqlite3
+
+    conn = sqlite3.connect(Path(directory) / "floor.db", isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT)")
+        start = time.perf_counter()
+        for _ in range(commits):
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT INTO t (data) VALUES (?)", ("x" * 2048,))
+            conn.execute("COMMIT")
+        return commits / (time.perf_counter() - start)
+    finally:
+        conn.close()
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(int(q * len(ordered)), len(ordered) - 1)] * 1e3
@@ -274,6 +294,7 @@ async def main(runs: int) -> None:
                     results["httpx"] = {c: await _load(child.url, runs, c) for c in CONCURRENCY}
             finally:
                 child.stop()
+        floor_commits = _commit_floor(directory)
     print(f"server HTTP bench: {runs} runs per point, POST /v1/runs read to run_finish")
     print("  (offline demo model: 2 inferences + 1 tool per run; servers in subprocesses;")
     print("   client: raw asyncio streams, one keep-alive connection per concurrent run)")
@@ -296,6 +317,10 @@ async def main(runs: int) -> None:
                 f"({rate / floor:4.0%} of floor)"
                 f"   p50 {_pct(lat, 0.5):7.2f} ms  p99 {_pct(lat, 0.99):7.2f} ms{extra}"
             )
+    print(
+        f"  bare SQLite FULL on this disk: {floor_commits:.0f} sequential commits/s "
+        f"({1e3 / floor_commits:.2f} ms per fsync'd commit)"
+    )
     print("  targets: memory >= 50 % of floor; SQLite >= 400 runs/s at c=50, <= 4 commits/run")
 
 
