@@ -19,11 +19,12 @@ from awaken_contract.contract.storage import (
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
 
+from awaken_runtime.loop_runner.control import ControlChannel
+
 if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
 
     from awaken_runtime.cancellation import RunCanceller
-    from awaken_runtime.loop_runner.control import ControlChannel
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
     from awaken_runtime.state.scoped import ScopedStateSync
@@ -88,7 +89,7 @@ class AgentLoopParams:
     messages: list[Message]
     run_identity: RunIdentity
     cancellation_token: CancellationToken | None = None
-    decision_rx: ControlChannel | None = None
+    decision_rx: ControlChannel[ControlMessage] | None = None
     overrides: InferenceOverride | None = None
     frontend_tools: list[ToolDescriptor] = field(default_factory=list)
     decisions: DecisionBatch = field(default_factory=list)

@@ -38,7 +38,7 @@ class RunHandle:
         self.dispatch_id = dispatch_id
         self.token = CancellationToken()
         self.canceller = RunCanceller(self.token, watch=False)
-        self.control = ControlChannel()
+        self.control: ControlChannel[ControlMessage] = ControlChannel()
         self.released: asyncio.Event | None = None
 
     def cancel(self) -> None:
