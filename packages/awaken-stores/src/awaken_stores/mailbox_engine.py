@@ -15,7 +15,6 @@ from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
 
 import msgspec
-from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import (
     MailboxInterrupt,
     MailboxJob,
@@ -27,6 +26,8 @@ from awaken_contract.contract.mailbox import (
 from awaken_contract.errors import AlreadyExists, StorageError, StorageNotFound, VersionConflict
 from awaken_contract.ids import new_id
 
+from awaken_stores._mailbox_txn import MailboxTxn, clear_claim, end_attempt, started, with_result
+
 __all__ = ["MailboxEngine", "MailboxTxn"]
 
 T = TypeVar("T")
@@ -34,96 +35,6 @@ T = TypeVar("T")
 _QUEUED = MailboxJobStatus.QUEUED
 _CLAIMED = MailboxJobStatus.CLAIMED
 _FOREVER = 2**62  # a lease horizon no claim reaches
-
-
-class MailboxTxn:
-    """One mailbox's generation and live jobs, loaded under the backend's lock."""
-
-    def __init__(self, mailbox_id: str, generation: int, jobs: list[MailboxJob]) -> None:
-        self.mailbox_id = mailbox_id
-        self.generation = generation
-        self.initial_generation = generation
-        self.jobs: dict[str, MailboxJob] = {j.job_id: j for j in jobs}
-        self._original: dict[str, MailboxJob] = dict(self.jobs)
-        self.busy = False
-
-    @classmethod
-    def busy_marker(cls, mailbox_id: str) -> MailboxTxn:
-        """A transaction that could not lock the mailbox (another one holds it); claims return
-        nothing and no write happens."""
-        txn = cls(mailbox_id, 0, [])
-        txn.busy = True
-        return txn
-
-    def put(self, job: MailboxJob) -> MailboxJob:
-        """Replace (or add) a job; it will be written back."""
-        self.jobs[job.job_id] = job
-        return job
-
-    def changed_jobs(self) -> MailboxJobList:
-        """Jobs added or replaced during the transaction."""
-        return [j for jid, j in self.jobs.items() if self._original.get(jid) is not j]
-
-    def inserted_ids(self) -> set[str]:
-        """Ids of jobs that did not exist before the transaction."""
-        return {jid for jid in self.jobs if jid not in self._original}
-
-    def live(self, status: MailboxJobStatus) -> MailboxJobList:
-        """Jobs with ``status`` ordered by (priority, created_at, job_id)."""
-        found = [j for j in self.jobs.values() if j.status is status]
-        return sorted(found, key=lambda j: (j.priority, j.created_at, j.job_id))
-
-
-def _clear_claim(job: MailboxJob, **changes: object) -> MailboxJob:
-    return msgspec.structs.replace(
-        job, claim_token=None, claimed_by=None, lease_until=None, **changes
-    )
-
-
-def _end_attempt(job: MailboxJob, **changes: object) -> MailboxJob:
-    """``_clear_claim`` for an attempt that failed or was lost (nack, dead letter, expired
-    lease): the attempt's projection goes too — no instance runs it any more, and a "running"
-    run status would be a lie. A result the attempt recorded stays on a dead letter."""
-    run_status = None if job.run_status is RunStatus.RUNNING else job.run_status
-    if changes.get("status") is _QUEUED:
-        changes = {
-            "run_status": None,
-            "termination": None,
-            "run_response": None,
-            "run_error": None,
-            **changes,
-        }
-    else:
-        changes = {"run_status": run_status, **changes}
-    return _clear_claim(job, dispatch_instance_id=None, **changes)
-
-
-def _started(job: MailboxJob, instance_id: str, now: int) -> MailboxJob:
-    """``job`` with execution ``instance_id`` recorded as started (``run_status = running``)."""
-    return msgspec.structs.replace(
-        job,
-        dispatch_instance_id=instance_id,
-        run_status=RunStatus.RUNNING,
-        termination=None,
-        run_response=None,
-        run_error=None,
-        completed_at=None,
-        updated_at=now,
-    )
-
-
-def _with_result(job: MailboxJob, result: MailboxRunResult, now: int) -> MailboxJob:
-    """``job`` with a finished run's ``result`` recorded."""
-    return msgspec.structs.replace(
-        job,
-        dispatch_instance_id=result.dispatch_instance_id,
-        run_status=result.status,
-        termination=result.termination,
-        run_response=result.response,
-        run_error=result.error,
-        completed_at=now,
-        updated_at=now,
-    )
 
 
 class MailboxEngine(MailboxStore):
@@ -180,7 +91,7 @@ class MailboxEngine(MailboxStore):
     @staticmethod
     def _supersede(txn: MailboxTxn, job: MailboxJob, now: int, reason: str) -> MailboxJob:
         return txn.put(
-            _clear_claim(
+            clear_claim(
                 job,
                 status=MailboxJobStatus.SUPERSEDED,
                 completed_at=now,
@@ -212,7 +123,7 @@ class MailboxEngine(MailboxStore):
             lease_until=now + lease_ms,
             updated_at=now,
         )
-        return txn.put(claimed if start is None else _started(claimed, start, now))
+        return txn.put(claimed if start is None else started(claimed, start, now))
 
     async def _with_job(
         self,
@@ -277,7 +188,7 @@ class MailboxEngine(MailboxStore):
             for other in txn.jobs.values():
                 if other.dedupe_key == job.dedupe_key and not other.is_terminal:
                     raise AlreadyExists(f"dedupe_key={job.dedupe_key}")
-        return _clear_claim(
+        return clear_claim(
             job,
             status=_QUEUED,
             generation=txn.generation,
@@ -364,8 +275,8 @@ class MailboxEngine(MailboxStore):
     ) -> MailboxJob:
         def accept(job: MailboxJob) -> MailboxJob:
             if result is not None:
-                job = _with_result(job, result, now)
-            return _clear_claim(
+                job = with_result(job, result, now)
+            return clear_claim(
                 job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now
             )
 
@@ -377,7 +288,7 @@ class MailboxEngine(MailboxStore):
         def fail(job: MailboxJob) -> MailboxJob:
             attempts = job.attempt_count + 1
             if retry_at is None or attempts >= job.max_attempts:
-                return _end_attempt(
+                return end_attempt(
                     job,
                     status=MailboxJobStatus.DEAD_LETTER,
                     attempt_count=attempts if retry_at is not None else job.attempt_count,
@@ -385,7 +296,7 @@ class MailboxEngine(MailboxStore):
                     completed_at=now,
                     updated_at=now,
                 )
-            return _end_attempt(
+            return end_attempt(
                 job,
                 status=_QUEUED,
                 attempt_count=attempts,
@@ -413,7 +324,7 @@ class MailboxEngine(MailboxStore):
             job_id,
             _QUEUED,
             lambda txn, job: txn.put(
-                _clear_claim(
+                clear_claim(
                     job, status=MailboxJobStatus.CANCELLED, completed_at=now, updated_at=now
                 )
             ),
@@ -472,7 +383,7 @@ class MailboxEngine(MailboxStore):
             claim_token,
             now,
             "execution start",
-            lambda job: _started(job, instance_id, now),
+            lambda job: started(job, instance_id, now),
         )
 
     async def record_run_result(
@@ -483,7 +394,7 @@ class MailboxEngine(MailboxStore):
             claim_token,
             now,
             "result recording",
-            lambda job: _with_result(job, result, now),
+            lambda job: with_result(job, result, now),
         )
 
     async def reclaim_expired_leases(self, now: int, limit: int) -> MailboxJobList:
@@ -512,7 +423,7 @@ class MailboxEngine(MailboxStore):
                 return None
             attempts = job.attempt_count + 1
             if attempts >= job.max_attempts:
-                changed = _end_attempt(
+                changed = end_attempt(
                     job,
                     status=MailboxJobStatus.DEAD_LETTER,
                     attempt_count=attempts,
@@ -521,7 +432,7 @@ class MailboxEngine(MailboxStore):
                     updated_at=now,
                 )
             else:
-                changed = _end_attempt(job, status=_QUEUED, attempt_count=attempts, updated_at=now)
+                changed = end_attempt(job, status=_QUEUED, attempt_count=attempts, updated_at=now)
             return txn.put(changed)
 
         for job_id, mailbox_id in await self._expired_candidates(horizon, limit):
