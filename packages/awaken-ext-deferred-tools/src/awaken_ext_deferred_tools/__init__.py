@@ -27,7 +27,7 @@ from awaken_ext_deferred_tools.config import (
     DiscBetaParams,
     ToolLoadMode,
 )
-from awaken_ext_deferred_tools.disc_beta import DiscBetaEntry, observe, tools_to_defer
+from awaken_ext_deferred_tools.disc_beta import DiscBetaEntry, observe
 from awaken_ext_deferred_tools.hooks import (
     DEFERRED_LIST_HEADER,
     DEFERRED_LIST_KEY,
@@ -46,6 +46,7 @@ from awaken_ext_deferred_tools.priors import (
     blend_priors,
     smoothing,
 )
+from awaken_ext_deferred_tools.redeferral import tools_to_defer
 from awaken_ext_deferred_tools.search import (
     DEFAULT_MAX_RESULTS,
     NO_MATCH_TEXT,

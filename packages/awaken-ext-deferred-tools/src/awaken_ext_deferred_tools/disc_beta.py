@@ -10,17 +10,10 @@ ToolSearch round-trip now and then is cheaper than sending its schema every step
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import msgspec
 
-from awaken_ext_deferred_tools.config import DiscBetaParams, ToolLoadMode
-
-if TYPE_CHECKING:
-    from awaken_ext_deferred_tools.config import DeferredToolsConfig
-    from awaken_ext_deferred_tools.state import DeferralState, DiscBetaState
-
-__all__ = ["DiscBetaEntry", "observe", "prior_parameters", "tools_to_defer", "z_score"]
+__all__ = ["DiscBetaEntry", "observe", "prior_parameters", "z_score"]
 
 _MIN_PARAM = 0.01
 _EPSILON = 1e-10
@@ -100,35 +93,3 @@ def observe(entry: DiscBetaEntry, omega: float, turn: int, called: bool) -> Disc
             entry, alpha=alpha + 1.0, beta_param=beta, last_used_turn=turn
         )
     return msgspec.structs.replace(entry, alpha=alpha, beta_param=beta + 1.0)
-
-
-def _idle_steps(entry: DiscBetaEntry, current_turn: int) -> int:
-    last = entry.last_used_turn
-    if last is None:
-        return current_turn
-    return current_turn - last if last < current_turn else 0
-
-
-def tools_to_defer(
-    disc_beta: DiscBetaState,
-    state: DeferralState,
-    config: DeferredToolsConfig,
-    current_turn: int,
-) -> list[str]:
-    """Eager tools (not configured eager) idle for ``defer_after`` steps whose usage bound fell
-    below the threshold, sorted by id."""
-    params: DiscBetaParams = config.disc_beta
-    chosen = []
-    for tool_id, entry in sorted(disc_beta.tools.items()):
-        if state.modes.get(tool_id) is not ToolLoadMode.EAGER:
-            continue
-        if config.resolve_mode(tool_id) is ToolLoadMode.EAGER:
-            continue
-        if _idle_steps(entry, current_turn) < params.defer_after:
-            continue
-        breakeven = entry.breakeven(params.gamma)
-        if math.isinf(breakeven):
-            continue
-        if entry.upper(0.90) < breakeven * params.thresh_mult:
-            chosen.append(tool_id)
-    return chosen

@@ -16,8 +16,8 @@ from awaken_contract.state import StateCommand
 
 from awaken_ext_deferred_tools.classify import classify, deferral_enabled
 from awaken_ext_deferred_tools.config import DeferredToolsConfig, ToolLoadMode
-from awaken_ext_deferred_tools.disc_beta import tools_to_defer
 from awaken_ext_deferred_tools.priors import blend_priors, load_priors, save_priors
+from awaken_ext_deferred_tools.redeferral import tools_to_defer
 from awaken_ext_deferred_tools.search import PROMOTE_FIELD, TOOL_SEARCH_ID
 from awaken_ext_deferred_tools.state import (
     Defer,

@@ -2,23 +2,41 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from awaken_contract.registry_spec import McpTransport
 
 from awaken_ext_mcp.health import McpRefreshHealth
+from awaken_ext_mcp.tool import McpTool
 
-if TYPE_CHECKING:
-    from awaken_ext_mcp.manager import McpToolRegistryManager
-    from awaken_ext_mcp.tool import McpTool
+__all__ = ["McpToolRegistry", "ToolSource"]
 
-__all__ = ["McpToolRegistry"]
+
+class ToolSource(Protocol):
+    """What an :class:`McpToolRegistry` reads (the ``McpToolRegistryManager``)."""
+
+    @property
+    def version(self) -> int:
+        """Snapshot version."""
+        ...
+
+    def tools(self) -> dict[str, McpTool]:
+        """The current tools by id."""
+        ...
+
+    def servers(self) -> list[tuple[str, McpTransport]]:
+        """``(name, transport)`` of every server."""
+        ...
+
+    def server_health(self, name: str) -> McpRefreshHealth:
+        """Health of one server."""
+        ...
 
 
 class McpToolRegistry:
     """The manager's current tool snapshot; every read sees the latest refresh."""
 
-    def __init__(self, manager: McpToolRegistryManager) -> None:
+    def __init__(self, manager: ToolSource) -> None:
         self._manager = manager
 
     def __len__(self) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.errors import InvalidArguments
@@ -11,10 +11,21 @@ from awaken_contract.registry_spec import McpTransport
 from awaken_ext_mcp.convert import META_SERVER, META_TOOL, META_TRANSPORT
 from awaken_ext_mcp.naming import mcp_tool_id
 
-if TYPE_CHECKING:
-    from awaken_ext_mcp.manager import McpToolRegistryManager
+__all__ = ["McpTool", "ToolCaller", "descriptor_from_definition"]
 
-__all__ = ["McpTool", "descriptor_from_definition"]
+
+class ToolCaller(Protocol):
+    """What an :class:`McpTool` calls through (the ``McpToolRegistryManager``)."""
+
+    async def call_tool(
+        self,
+        server_name: str,
+        tool_name: str,
+        arguments: dict[str, Any],
+        ctx: ToolCallContext | None = None,
+    ) -> ToolResult:
+        """Call ``tool_name`` on ``server_name``; the converted result."""
+        ...
 
 
 def descriptor_from_definition(
@@ -43,7 +54,7 @@ class McpTool(Tool):
 
     def __init__(
         self,
-        manager: McpToolRegistryManager,
+        manager: ToolCaller,
         server: str,
         definition: dict[str, Any],
         transport: McpTransport,

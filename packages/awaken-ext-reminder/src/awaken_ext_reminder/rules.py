@@ -17,7 +17,7 @@ from awaken_tool_pattern import (
     wildcard_match,
 )
 
-from awaken_ext_reminder.config import (
+from awaken_ext_reminder.entries import (
     ContentFieldsEntry,
     OutputStatus,
     ReminderMessageEntry,

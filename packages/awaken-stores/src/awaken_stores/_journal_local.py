@@ -1,5 +1,6 @@
-"""In-process journal helpers for the memory, file and SQLite stores: notifications and the
-``read`` selection over entries held in memory.
+"""Journal helpers shared by the stores: numbering appended entries (every store), and for the
+memory, file and SQLite stores in-process notifications and the ``read`` selection over entries
+held in memory.
 
 A ``LocalJournalHub`` is shared by every store object on the same data (one per in-memory store;
 one per SQLite file or file-store directory, looked up by its resolved path), so a subscriber is
@@ -12,12 +13,38 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from types import TracebackType
 
-from awaken_contract.contract.journal import JournalEntry, JournalKind, JournalSubscription
+from awaken_contract.contract.journal import (
+    JournalEntry,
+    JournalKind,
+    JournalRecord,
+    JournalSubscription,
+)
+from awaken_contract.errors import VersionConflict
+from awaken_contract.ids import now_ms
 
-__all__ = ["LocalJournalHub", "hub_for", "select_entries"]
+__all__ = ["LocalJournalHub", "entries_after", "hub_for", "select_entries"]
+
+
+def entries_after(
+    run_id: str,
+    records: Sequence[JournalRecord],
+    last_seq: int,
+    *,
+    expected_last_seq: int | None = None,
+    now: int | None = None,
+) -> list[JournalEntry]:
+    """The entries appending ``records`` after ``last_seq`` (stamped ``now``, default the current
+    time); ``VersionConflict`` when a fenced append expected another last seq."""
+    if expected_last_seq is not None and expected_last_seq != last_seq:
+        raise VersionConflict(expected_last_seq, last_seq)
+    stamp = now_ms() if now is None else now
+    return [
+        JournalEntry(run_id=run_id, seq=last_seq + i + 1, created_at=stamp, record=record)
+        for i, record in enumerate(records)
+    ]
 
 
 def select_entries(

@@ -1,4 +1,5 @@
-"""Read-side mailbox queries answered from an in-process view of every job.
+"""Read-side mailbox queries answered from an in-process view of every job (and the terminal
+status values the SQL stores query by).
 
 The memory and file backends hold all jobs as a ``job_id → job`` mapping (a dict, or the
 decoded state file); this mixin answers the ``MailboxStore`` queries over that mapping.
@@ -13,7 +14,10 @@ from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, Mailbox
 
 from awaken_stores._paging import page
 
-__all__ = ["LocalMailboxQueries"]
+__all__ = ["TERMINAL_STATUSES", "LocalMailboxQueries"]
+
+TERMINAL_STATUSES = tuple(s.value for s in MailboxJobStatus if s.is_terminal)
+"""The wire values of the terminal job statuses (the SQL stores filter on them)."""
 
 
 class LocalMailboxQueries:

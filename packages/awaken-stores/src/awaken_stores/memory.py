@@ -41,12 +41,12 @@ from awaken_contract.contract.storage import (
     require_thread,
     sort_thread_ids,
 )
-from awaken_contract.errors import AlreadyExists, VersionConflict
+from awaken_contract.errors import AlreadyExists
 from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import clone
-from awaken_stores._journal_local import LocalJournalHub, select_entries
+from awaken_stores._journal_local import LocalJournalHub, entries_after, select_entries
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
@@ -229,13 +229,9 @@ class InMemoryStore(JournaledThreadRunStore):
         self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
     ) -> list[JournalEntry]:
         last = len(self._journals.get(run_id, ()))
-        if expected_last_seq is not None and expected_last_seq != last:
-            raise VersionConflict(expected_last_seq, last)
-        now = now_ms()
-        return [
-            JournalEntry(run_id=run_id, seq=last + i + 1, created_at=now, record=record)
-            for i, record in enumerate(_copy_records(records))
-        ]
+        return entries_after(
+            run_id, _copy_records(records), last, expected_last_seq=expected_last_seq
+        )
 
     def _commit_entries(self, run_id: str, entries: list[JournalEntry]) -> None:
         if entries:

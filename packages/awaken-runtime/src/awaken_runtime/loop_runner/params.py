@@ -1,5 +1,6 @@
-"""Inputs of one agent loop: :class:`AgentLoopParams` (the result type, :class:`AgentRunResult`,
-lives in ``awaken_contract.runtime``)."""
+"""Inputs of one agent loop: :class:`AgentLoopParams` — the run's ``RunRequest`` and the context
+the runtime resolved for it (the result type, :class:`AgentRunResult`, lives in
+``awaken_contract.runtime``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.message import Message
+from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.storage import (
     ProfileStore,
     RunRecord,
@@ -71,7 +73,15 @@ def inbox_message(messages: list[Message]) -> ControlMessage:
 
 @dataclass(slots=True)
 class AgentLoopParams:
-    """Everything :func:`run_agent_loop` needs.
+    """Everything :func:`run_agent_loop` needs: the run's :class:`RunRequest` and what was
+    resolved for it.
+
+    The request is the one shape a run has from the job to the loop: ``AgentRuntime.run``
+    hands it over unchanged (``request=``) next to the context it resolved (agent id and
+    agent, phase runtime, sink, store, history, identity, control channel, previous run);
+    ``overrides``, ``frontend_tools`` and ``decisions`` are then the request's own (leave them
+    unset). Run on its own (the book's ``run_agent_loop(AgentLoopParams { … })``), the loop
+    takes those three as fields and builds the request from them.
 
     ``runtime`` is the run's :class:`PhaseRuntime` (its store must have the loop's keys
     installed — see ``LoopStatePlugin``). ``decision_rx`` is the run's control channel; without
@@ -103,3 +113,22 @@ class AgentLoopParams:
     profile_store: ProfileStore | None = None
     scoped_state: ScopedStateSync | None = None
     """Writes the run's Shared/Profile keys back to the profile store at every checkpoint."""
+    request: RunRequest | None = None
+    """The run's request as the caller made it (set from the fields above when not given)."""
+
+    def __post_init__(self) -> None:
+        request = self.request
+        if request is None:
+            self.request = RunRequest(
+                self.run_identity.thread_id,
+                agent_id=self.agent_id,
+                overrides=self.overrides,
+                decisions=self.decisions,
+                frontend_tools=self.frontend_tools,
+            )
+            return
+        if self.overrides is not None or self.frontend_tools or self.decisions:
+            raise TypeError("pass overrides, frontend_tools and decisions on the request")
+        self.overrides = request.overrides
+        self.frontend_tools = request.frontend_tools
+        self.decisions = request.decisions

@@ -157,9 +157,6 @@ class AgentRuntime:
                 cancellation_token=handle.token,
                 canceller=handle.canceller,
                 decision_rx=handle.control,
-                overrides=request.overrides,
-                frontend_tools=list(request.frontend_tools),
-                decisions=list(request.decisions),
                 is_continuation=continuation,
                 input_message_count=len(history),
                 previous_run=previous,
@@ -168,6 +165,7 @@ class AgentRuntime:
                 wait_for_decisions=wait_for_decisions,
                 profile_store=self.profile_store,
                 scoped_state=scoped,
+                request=request,
             )
             return await run_agent_loop(params)
         finally:

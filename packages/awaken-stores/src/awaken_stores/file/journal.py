@@ -11,14 +11,10 @@ from awaken_contract.contract.journal import (
     JournalRecord,
     JournalSubscription,
 )
-from awaken_contract.errors import (
-    VersionConflict,
-)
-from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import decode, encode
 from awaken_stores._ids import validate_id
-from awaken_stores._journal_local import select_entries
+from awaken_stores._journal_local import entries_after, select_entries
 from awaken_stores.file.db import _FileBacked
 from awaken_stores.file.rollback import _recover, _Splice, commit_files
 
@@ -39,15 +35,9 @@ class FileJournal(_FileBacked):
         except FileNotFoundError:
             data = b""
         last = data.count(b"\n")
-        if expected_last_seq is not None and expected_last_seq != last:
-            raise VersionConflict(expected_last_seq, last)
-        if not records:
+        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
+        if not entries:
             return None, []
-        now = now_ms()
-        entries = [
-            JournalEntry(run_id=run_id, seq=last + i + 1, created_at=now, record=record)
-            for i, record in enumerate(records)
-        ]
         lines = b"".join(encode(e) + b"\n" for e in entries)
         return _Splice(path, len(data), b"", lines), entries
 

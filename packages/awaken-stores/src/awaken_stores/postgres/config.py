@@ -16,7 +16,8 @@ from awaken_contract.contract.storage import (
 from awaken_contract.errors import StorageError
 
 from awaken_stores._codec import decode, encode_str
-from awaken_stores.postgres.db import _MAX_LIMIT, _io, _PgBacked, _PgDb
+from awaken_stores._paging import sql_limit
+from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
 
 class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
@@ -29,25 +30,21 @@ class PostgresConfigStore(_PgBacked, ConfigStore, ConfigChangeNotifier):
         return f"{self._p}_config_changes"
 
     async def get(self, namespace: str, id: str) -> Any | None:
-        pool = await self._db.pool()
-        async with _io():
-            data = await pool.fetchval(
-                f"SELECT data FROM {self._p}_configs WHERE namespace = $1 AND id = $2",
-                namespace,
-                id,
-            )
+        data = await self._db.fetchval(
+            f"SELECT data FROM {self._p}_configs WHERE namespace = $1 AND id = $2",
+            namespace,
+            id,
+        )
         return None if data is None else decode(data, Any)
 
     async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT id, data FROM {self._p}_configs WHERE namespace = $1"
-                ' ORDER BY id COLLATE "C" LIMIT $2 OFFSET $3',
-                namespace,
-                min(max(limit, 0), _MAX_LIMIT),
-                max(offset, 0),
-            )
+        rows = await self._db.fetch(
+            f"SELECT id, data FROM {self._p}_configs WHERE namespace = $1"
+            ' ORDER BY id COLLATE "C" LIMIT $2 OFFSET $3',
+            namespace,
+            sql_limit(limit),
+            max(offset, 0),
+        )
         return [(r["id"], decode(r["data"], Any)) for r in rows]
 
     async def put(self, namespace: str, id: str, value: Any) -> None:

@@ -18,9 +18,6 @@ from awaken_stores.postgres.schema import _migrations
 _PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
 
 
-_MAX_LIMIT = 2**63 - 1
-
-
 async def _keep_session(_conn: asyncpg.Connection) -> None:
     """Pool reset hook: skip asyncpg's default ``RESET ALL``/``UNLISTEN *`` round trip on every
     release. The stores leave no session state behind (listeners are removed, locks are
@@ -132,6 +129,30 @@ class _PgDb:
                     await conn.execute(
                         f"INSERT INTO {p}_schema_migrations VALUES ($1, $2)", version, now_ms()
                     )
+
+    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        """``Connection.fetch`` on a pooled connection; driver errors as ``StorageIoError``."""
+        pool = await self.pool()
+        async with _io():
+            return await pool.fetch(sql, *args)
+
+    async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
+        """``Connection.fetchrow`` on a pooled connection (see :meth:`fetch`)."""
+        pool = await self.pool()
+        async with _io():
+            return await pool.fetchrow(sql, *args)
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        """``Connection.fetchval`` on a pooled connection (see :meth:`fetch`)."""
+        pool = await self.pool()
+        async with _io():
+            return await pool.fetchval(sql, *args)
+
+    async def execute(self, sql: str, *args: Any) -> str:
+        """``Connection.execute`` on a pooled connection (see :meth:`fetch`)."""
+        pool = await self.pool()
+        async with _io():
+            return await pool.execute(sql, *args)
 
     async def close(self) -> None:
         hooks, self.before_close = self.before_close, []

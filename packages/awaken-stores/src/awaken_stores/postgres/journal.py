@@ -19,7 +19,7 @@ from awaken_contract.errors import VersionConflict
 from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import decode, encode_str
-from awaken_stores._journal_local import LocalJournalHub
+from awaken_stores._journal_local import LocalJournalHub, entries_after
 from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
 
@@ -61,8 +61,8 @@ def _journal_rows(records: Sequence[JournalRecord]) -> tuple[list[str], list[str
 def _entries(
     run_id: str, records: Sequence[JournalRecord], last_seq: int, now: int
 ) -> list[JournalEntry]:
-    first = last_seq - len(records) + 1
-    return [JournalEntry(run_id, first + i, now, r) for i, r in enumerate(records)]
+    """The entries of an append that moved the run's last seq to ``last_seq``."""
+    return entries_after(run_id, records, last_seq - len(records), now=now)
 
 
 class PgJournal(_PgBacked):
@@ -105,11 +105,9 @@ class PgJournal(_PgBacked):
         records = list(records)
         kinds, datas = _journal_rows(records)
         now = now_ms()
-        pool = await self._db.pool()
-        async with _io():
-            row = await pool.fetchrow(
-                self._append_sql, run_id, kinds, datas, expected_last_seq, now
-            )
+        row = await self._db.fetchrow(
+            self._append_sql, run_id, kinds, datas, expected_last_seq, now
+        )
         assert row is not None
         _check_fence(row, records, expected_last_seq)
         if records:
@@ -125,25 +123,21 @@ class PgJournal(_PgBacked):
         limit: int | None = None,
     ) -> list[JournalEntry]:
         wanted = None if kinds is None else sorted({JournalKind(k).value for k in kinds})
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT seq, created_at, data FROM {self._p}_journal WHERE run_id = $1"
-                " AND seq > $2 AND ($3::text[] IS NULL OR kind = ANY($3::text[]))"
-                " ORDER BY seq LIMIT $4",
-                run_id,
-                after_seq,
-                wanted,
-                None if limit is None else max(limit, 0),
-            )
+        rows = await self._db.fetch(
+            f"SELECT seq, created_at, data FROM {self._p}_journal WHERE run_id = $1"
+            " AND seq > $2 AND ($3::text[] IS NULL OR kind = ANY($3::text[]))"
+            " ORDER BY seq LIMIT $4",
+            run_id,
+            after_seq,
+            wanted,
+            None if limit is None else max(limit, 0),
+        )
         return [JournalEntry(run_id, r[0], r[1], decode(r[2], JournalRecord)) for r in rows]
 
     async def last_seq(self, run_id: str) -> int:
-        pool = await self._db.pool()
-        async with _io():
-            value = await pool.fetchval(
-                f"SELECT last_seq FROM {self._p}_journal_heads WHERE run_id = $1", run_id
-            )
+        value = await self._db.fetchval(
+            f"SELECT last_seq FROM {self._p}_journal_heads WHERE run_id = $1", run_id
+        )
         return int(value or 0)
 
     def subscribe(self, run_id: str) -> JournalSubscription:

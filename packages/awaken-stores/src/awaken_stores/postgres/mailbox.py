@@ -10,10 +10,11 @@ import asyncpg
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 
 from awaken_stores._codec import decode, encode_str
+from awaken_stores._mailbox_queries import TERMINAL_STATUSES
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
-_TERMINAL = [s.value for s in MailboxJobStatus if s.is_terminal]
+_TERMINAL = list(TERMINAL_STATUSES)
 
 
 class PostgresMailboxStore(_PgBacked, MailboxEngine):
@@ -102,29 +103,23 @@ class PostgresMailboxStore(_PgBacked, MailboxEngine):
         return self._transaction(mailbox_id, skip_locked=True)
 
     async def _mailbox_of(self, job_id: str) -> str | None:
-        pool = await self._db.pool()
-        async with _io():
-            value = await pool.fetchval(
-                f"SELECT mailbox_id FROM {self._p}_mailbox_jobs WHERE job_id = $1", job_id
-            )
+        value = await self._db.fetchval(
+            f"SELECT mailbox_id FROM {self._p}_mailbox_jobs WHERE job_id = $1", job_id
+        )
         return None if value is None else str(value)
 
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT job_id, mailbox_id FROM {self._p}_mailbox_jobs WHERE status = 'Claimed'"
-                " AND lease_until < $1 ORDER BY lease_until, job_id LIMIT $2"
-                " FOR UPDATE SKIP LOCKED",
-                now,
-                max(limit, 0),
-            )
+        rows = await self._db.fetch(
+            f"SELECT job_id, mailbox_id FROM {self._p}_mailbox_jobs WHERE status = 'Claimed'"
+            " AND lease_until < $1 ORDER BY lease_until, job_id LIMIT $2"
+            " FOR UPDATE SKIP LOCKED",
+            now,
+            max(limit, 0),
+        )
         return [(r[0], r[1]) for r in rows]
 
     async def _work_available(self, mailbox_id: str) -> None:
-        pool = await self._db.pool()
-        async with _io():
-            await pool.execute("SELECT pg_notify($1, $2)", self.channel, mailbox_id)
+        await self._db.execute("SELECT pg_notify($1, $2)", self.channel, mailbox_id)
 
     async def _listen(self) -> None:
         if self._listener is not None:
@@ -155,40 +150,32 @@ class PostgresMailboxStore(_PgBacked, MailboxEngine):
         await super().close()
 
     async def current_generation(self, mailbox_id: str) -> int:
-        pool = await self._db.pool()
-        async with _io():
-            value = await pool.fetchval(
-                f"SELECT generation FROM {self._p}_mailbox_generations WHERE mailbox_id = $1",
-                mailbox_id,
-            )
+        value = await self._db.fetchval(
+            f"SELECT generation FROM {self._p}_mailbox_generations WHERE mailbox_id = $1",
+            mailbox_id,
+        )
         return int(value or 0)
 
     async def purge_terminal(self, older_than: int) -> int:
-        pool = await self._db.pool()
-        async with _io():
-            status = await pool.execute(
-                f"DELETE FROM {self._p}_mailbox_jobs WHERE updated_at < $1"
-                " AND status = ANY($2::text[])",
-                older_than,
-                _TERMINAL,
-            )
+        status = await self._db.execute(
+            f"DELETE FROM {self._p}_mailbox_jobs WHERE updated_at < $1"
+            " AND status = ANY($2::text[])",
+            older_than,
+            _TERMINAL,
+        )
         return int(status.split()[-1])
 
     async def queued_mailbox_ids(self) -> list[str]:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f'SELECT DISTINCT mailbox_id COLLATE "C" FROM {self._p}_mailbox_jobs'
-                " WHERE status = 'Queued' ORDER BY 1"
-            )
+        rows = await self._db.fetch(
+            f'SELECT DISTINCT mailbox_id COLLATE "C" FROM {self._p}_mailbox_jobs'
+            " WHERE status = 'Queued' ORDER BY 1"
+        )
         return [r[0] for r in rows]
 
     async def load(self, job_id: str) -> MailboxJob | None:
-        pool = await self._db.pool()
-        async with _io():
-            data = await pool.fetchval(
-                f"SELECT data FROM {self._p}_mailbox_jobs WHERE job_id = $1", job_id
-            )
+        data = await self._db.fetchval(
+            f"SELECT data FROM {self._p}_mailbox_jobs WHERE job_id = $1", job_id
+        )
         return None if data is None else decode(data, MailboxJob)
 
     async def list(
@@ -198,35 +185,29 @@ class PostgresMailboxStore(_PgBacked, MailboxEngine):
         limit: int = 100,
         offset: int = 0,
     ) -> MailboxJobList:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT data FROM {self._p}_mailbox_jobs WHERE mailbox_id = $1"
-                " AND ($2::text[] IS NULL OR status = ANY($2::text[]))"
-                " ORDER BY priority, created_at, job_id LIMIT $3 OFFSET $4",
-                mailbox_id,
-                None if statuses is None else [s.value for s in statuses],
-                max(limit, 0),
-                max(offset, 0),
-            )
+        rows = await self._db.fetch(
+            f"SELECT data FROM {self._p}_mailbox_jobs WHERE mailbox_id = $1"
+            " AND ($2::text[] IS NULL OR status = ANY($2::text[]))"
+            " ORDER BY priority, created_at, job_id LIMIT $3 OFFSET $4",
+            mailbox_id,
+            None if statuses is None else [s.value for s in statuses],
+            max(limit, 0),
+            max(offset, 0),
+        )
         return [decode(r[0], MailboxJob) for r in rows]
 
     async def list_terminal(self, limit: int, offset: int) -> MailboxJobList:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT data FROM {self._p}_mailbox_jobs WHERE status = ANY($1::text[])"
-                " ORDER BY updated_at, created_at, job_id LIMIT $2 OFFSET $3",
-                _TERMINAL,
-                max(limit, 0),
-                max(offset, 0),
-            )
+        rows = await self._db.fetch(
+            f"SELECT data FROM {self._p}_mailbox_jobs WHERE status = ANY($1::text[])"
+            " ORDER BY updated_at, created_at, job_id LIMIT $2 OFFSET $3",
+            _TERMINAL,
+            max(limit, 0),
+            max(offset, 0),
+        )
         return [decode(r[0], MailboxJob) for r in rows]
 
     async def count_by_status(self, status: MailboxJobStatus) -> int:
-        pool = await self._db.pool()
-        async with _io():
-            value = await pool.fetchval(
-                f"SELECT COUNT(*) FROM {self._p}_mailbox_jobs WHERE status = $1", status.value
-            )
+        value = await self._db.fetchval(
+            f"SELECT COUNT(*) FROM {self._p}_mailbox_jobs WHERE status = $1", status.value
+        )
         return int(value or 0)

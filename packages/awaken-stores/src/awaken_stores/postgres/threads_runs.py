@@ -35,8 +35,9 @@ from awaken_contract.ids import now_secs as _now_secs
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._lru import _Lru
 from awaken_stores._message_log import KnownLogs, MessageHead
+from awaken_stores._paging import sql_limit
 from awaken_stores.postgres.config import PostgresConfigStore
-from awaken_stores.postgres.db import _MAX_LIMIT, _Connections, _io
+from awaken_stores.postgres.db import _Connections, _io
 from awaken_stores.postgres.journal import (
     PgJournal,
     _check_fence,
@@ -154,9 +155,7 @@ class PostgresStore(PgJournal, JournaledThreadRunStore):
 
     async def schema_version(self) -> int:
         """The highest applied migration version."""
-        pool = await self._db.pool()
-        async with _io():
-            value = await pool.fetchval(f"SELECT MAX(version) FROM {self._p}_schema_migrations")
+        value = await self._db.fetchval(f"SELECT MAX(version) FROM {self._p}_schema_migrations")
         return int(value or 0)
 
     async def drop_schema(self) -> None:
@@ -180,25 +179,21 @@ class PostgresStore(PgJournal, JournaledThreadRunStore):
 
     # ------------------------------------------------------------------ threads
     async def load_thread(self, thread_id: str) -> Thread | None:
-        pool = await self._db.pool()
-        async with _io():
-            data = await pool.fetchval(
-                f"SELECT data FROM {self._p}_threads WHERE id = $1", thread_id
-            )
+        data = await self._db.fetchval(
+            f"SELECT data FROM {self._p}_threads WHERE id = $1", thread_id
+        )
         return None if data is None else decode(data, Thread)
 
     async def save_thread(self, thread: Thread) -> None:
         data = encode_str(thread)
-        pool = await self._db.pool()
-        async with _io():
-            await pool.execute(
-                f"INSERT INTO {self._p}_threads (id, data, activity_ms) VALUES ($1, $2::jsonb, $3)"
-                " ON CONFLICT (id) DO UPDATE SET data = excluded.data,"
-                " activity_ms = excluded.activity_ms, updated_at = now()",
-                thread.id,
-                data,
-                thread.activity_ms(),
-            )
+        await self._db.execute(
+            f"INSERT INTO {self._p}_threads (id, data, activity_ms) VALUES ($1, $2::jsonb, $3)"
+            " ON CONFLICT (id) DO UPDATE SET data = excluded.data,"
+            " activity_ms = excluded.activity_ms, updated_at = now()",
+            thread.id,
+            data,
+            thread.activity_ms(),
+        )
         self._remember(thread.id, data)
 
     async def delete_thread(self, thread_id: str) -> None:
@@ -209,25 +204,21 @@ class PostgresStore(PgJournal, JournaledThreadRunStore):
         self._remember(thread_id, None)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT id FROM {self._p}_threads ORDER BY activity_ms DESC, id ASC"
-                " LIMIT $1 OFFSET $2",
-                min(max(limit, 0), _MAX_LIMIT),
-                max(offset, 0),
-            )
+        rows = await self._db.fetch(
+            f"SELECT id FROM {self._p}_threads ORDER BY activity_ms DESC, id ASC"
+            " LIMIT $1 OFFSET $2",
+            sql_limit(limit),
+            max(offset, 0),
+        )
         return [r["id"] for r in rows]
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        pool = await self._db.pool()
-        async with _io():
-            rows = await pool.fetch(
-                f"SELECT m.data, h.{_HEAD_KEY} FROM {self._p}_message_heads h"
-                f" LEFT JOIN {self._p}_messages m ON m.thread_id = h.thread_id"
-                " WHERE h.thread_id = $1 ORDER BY m.seq",
-                thread_id,
-            )
+        rows = await self._db.fetch(
+            f"SELECT m.data, h.{_HEAD_KEY} FROM {self._p}_message_heads h"
+            f" LEFT JOIN {self._p}_messages m ON m.thread_id = h.thread_id"
+            " WHERE h.thread_id = $1 ORDER BY m.seq",
+            thread_id,
+        )
         if not rows:
             return None
         parts = [r[0] for r in rows if r[0] is not None]
@@ -301,19 +292,15 @@ class PostgresStore(PgJournal, JournaledThreadRunStore):
             raise
 
     async def load_run(self, run_id: str) -> RunRecord | None:
-        pool = await self._db.pool()
-        async with _io():
-            row = await pool.fetchrow(f"SELECT * FROM {self._p}_runs WHERE run_id = $1", run_id)
+        row = await self._db.fetchrow(f"SELECT * FROM {self._p}_runs WHERE run_id = $1", run_id)
         return None if row is None else _run_from_row(row)
 
     async def latest_run(self, thread_id: str) -> RunRecord | None:
-        pool = await self._db.pool()
-        async with _io():
-            row = await pool.fetchrow(
-                f"SELECT * FROM {self._p}_runs WHERE thread_id = $1"
-                " ORDER BY updated_at DESC, run_id DESC LIMIT 1",
-                thread_id,
-            )
+        row = await self._db.fetchrow(
+            f"SELECT * FROM {self._p}_runs WHERE thread_id = $1"
+            " ORDER BY updated_at DESC, run_id DESC LIMIT 1",
+            thread_id,
+        )
         return None if row is None else _run_from_row(row)
 
     async def list_runs(self, query: RunQuery) -> RunPage:

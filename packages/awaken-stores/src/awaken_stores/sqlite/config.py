@@ -10,6 +10,7 @@ from awaken_contract.contract.storage import (
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
+from awaken_stores._paging import sql_limit
 from awaken_stores.sqlite.connection import _one, _SqliteBacked
 
 
@@ -25,7 +26,7 @@ class SqliteConfigStore(_SqliteBacked, ConfigStore):
         return None if data is None else decode(data, Any)
 
     async def list(self, namespace: str, offset: int, limit: int) -> list[tuple[str, Any]]:
-        limit = min(max(limit, 0), 2**63 - 1)
+        limit = sql_limit(limit)
         rows = await self._db.run(
             lambda c: c.execute(
                 "SELECT id, data FROM awaken_configs WHERE namespace = ? ORDER BY id"

@@ -12,10 +12,9 @@ from awaken_contract.contract.journal import (
     JournalRecord,
     JournalSubscription,
 )
-from awaken_contract.errors import VersionConflict
-from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import decode, encode_str
+from awaken_stores._journal_local import entries_after
 from awaken_stores.sqlite.connection import _one, _SqliteBacked
 
 
@@ -28,16 +27,10 @@ def _append_journal(
     if not records and expected_last_seq is None:
         return []
     last = int(_one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,)) or 0)
-    if expected_last_seq is not None and expected_last_seq != last:
-        raise VersionConflict(expected_last_seq, last)
-    now = now_ms()
-    entries = [
-        JournalEntry(run_id=run_id, seq=last + i + 1, created_at=now, record=record)
-        for i, record in enumerate(records)
-    ]
+    entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
     c.executemany(
         "INSERT INTO awaken_journal VALUES (?, ?, ?, ?, ?)",
-        [(run_id, e.seq, e.kind.value, now, encode_str(e.record)) for e in entries],
+        [(run_id, e.seq, e.kind.value, e.created_at, encode_str(e.record)) for e in entries],
     )
     return entries
 

@@ -9,12 +9,13 @@ from typing import Any, TypeVar
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 
 from awaken_stores._codec import decode, encode_str
+from awaken_stores._mailbox_queries import TERMINAL_STATUSES
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
 from awaken_stores.sqlite.connection import _one, _SqliteBacked
 
 T = TypeVar("T")
 
-_TERMINAL = tuple(s.value for s in MailboxJobStatus if s.is_terminal)
+_TERMINAL = TERMINAL_STATUSES
 
 
 def _job_row(job: MailboxJob) -> tuple[Any, ...]:
