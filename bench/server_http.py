@@ -312,6 +312,8 @@ async def main(runs: int) -> None:
                 commits, hops = per_run[concurrency]
                 extra += f"   {commits:4.1f} commits/run  {hops:5.1f} thread hops/run"
             floor = results["bare"][concurrency][0]
+            if kind == "memory":  # the earlier method: the floor as an httpx client sees it
+                extra += f"   ({rate / results['httpx'][concurrency][0]:4.0%} of httpx floor)"
             print(
                 f"  {label:23s} c={concurrency:<3d} {rate:8.0f} runs/s "
                 f"({rate / floor:4.0%} of floor)"
