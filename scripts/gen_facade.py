@@ -54,6 +54,7 @@ MAPPING: dict[str, list[str]] = {
     "extensions.delegation": ["awaken_runtime.extensions.delegation"],
     "context": ["awaken_runtime.context"],
     "evals": ["awaken_runtime.evals"],
+    "replay": ["awaken_runtime.replay"],
     "output": ["awaken_contract.output_schema", "awaken_runtime.structured"],
     "stores": ["awaken_stores"],
     "server": ["awaken_server", "awaken_server.protocols"],

@@ -4,10 +4,15 @@ The server is the real thing — runtime, SQLite store (a real file), mailbox, S
 uvicorn on a real socket — with one mock: a scripted model. It calls ``get_weather`` (a server
 tool) for weather questions and the client's ``pick_color`` frontend tool when one is offered,
 then answers in text once it has a tool result.
+
+When a module's servers have stopped, every finished run in their SQLite files is replayed from
+its journal (:func:`~awaken_runtime.testing.assert_runs_replay`, the agents rebuilt by the same
+app factory): a run that does not replay identical fails the module.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -31,8 +36,8 @@ from awaken_contract.contract.suspension import (
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
 from awaken_contract.ids import new_id
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
-from awaken_runtime import AgentRuntimeBuilder
-from awaken_runtime.testing import parse_sse_text, text_step, tool_step
+from awaken_runtime import AgentRuntime, AgentRuntimeBuilder
+from awaken_runtime.testing import assert_runs_replay, parse_sse_text, text_step, tool_step
 from awaken_runtime.testing.asgi import AppLifespan, ThreadedServer
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.protocols import protocol_routes
@@ -121,17 +126,47 @@ def _over_sqlite(db_path: Path, make_app: AppFactory) -> AppLifespan:
 @pytest.fixture(scope="module")
 def serve_app() -> Iterator[ServeApp]:
     """Start threaded servers (:class:`awaken_runtime.testing.asgi.ThreadedServer`) over a
-    SQLite file for this module; all are stopped (newest first) after it."""
+    SQLite file for this module; all are stopped (newest first) after it, then every finished
+    run they recorded must replay identical."""
     started: list[ThreadedServer] = []
+    served: list[tuple[Path, AppFactory]] = []
 
     def serve(db_path: Path, make_app: AppFactory) -> ThreadedServer:
         server = ThreadedServer(_over_sqlite(db_path, make_app)).start()
         started.append(server)
+        served.append((db_path, make_app))
         return server
 
     yield serve
     for server in reversed(started):
         server.stop()
+    for db_path, make_app in served:
+        replayed = asyncio.run(replay_recorded_runs(db_path, make_app))
+        REPLAYED.append((db_path, replayed))
+
+
+REPLAYED: list[tuple[Path, int]] = []
+"""(database, finished runs replayed identical) of every e2e server so far."""
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say how many recorded runs the replay check covered."""
+    if REPLAYED:
+        runs = sum(count for _, count in REPLAYED)
+        terminalreporter.write_line(
+            f"replay: {runs} finished runs of {len(REPLAYED)} e2e servers replayed identical"
+        )
+
+
+async def replay_recorded_runs(db_path: Path, make_app: AppFactory) -> int:
+    """Replay every finished run in ``db_path`` with the agents ``make_app`` serves."""
+    store = SqliteStore(db_path)
+    try:
+        runtime = make_app(store).state.awaken.runtime
+        assert isinstance(runtime, AgentRuntime)
+        return await assert_runs_replay(runtime, store)
+    finally:
+        await store.close()
 
 
 def _awaken_app(store: SqliteStore) -> Any:

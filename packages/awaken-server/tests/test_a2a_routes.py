@@ -445,6 +445,7 @@ async def test_jsonrpc_envelope_errors(live: Live) -> None:
         return response.json()  # type: ignore[no-any-return]
 
     assert (await raw(b"{nope"))["error"]["code"] == -32700
+    assert (await raw(b"[" * 100_000 + b"]" * 100_000))["error"]["code"] == -32700  # too deep
     assert (await raw(b"[]"))["error"]["code"] == -32600
     wrong = await raw(b'{"jsonrpc": "1.0", "id": 7, "method": "GetTask"}')
     assert wrong["id"] == 7 and wrong["error"]["code"] == -32600

@@ -7,12 +7,8 @@ messages and runs are intact. Same on PostgreSQL, where two server processes als
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import re
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,92 +20,17 @@ import httpx
 import pytest
 from awaken_contract.contract.journal import kind_of
 from awaken_contract.contract.mailbox import MailboxJobStatus
+from awaken_contract.testing.postgres import fresh_database
 from awaken_runtime.testing import wait_until
+from awaken_server.testing import (
+    KILL_TEST_CONFIG,
+    ServeProcess,
+    read_journal,
+    serve_processes,
+    serving,
+)
 
-CONFIG = """
-server:
-  mailbox:
-    lease_ms: 1500
-    suspended_lease_ms: 1500
-    lease_renewal_interval: 0.3
-    sweep_interval: 0.3
-    poll_interval: 0.2
-    default_retry_delay_ms: 20
-"""
-JOB_START = re.compile(r"job start job_id=(\S+) run_id=\S+ thread_id=\S+ consumer=(\S+)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class ServeProcess:
-    """``awaken serve`` in a subprocess with its log in a file."""
-
-    def __init__(
-        self,
-        tmp: Path,
-        store_url: str | None,
-        name: str,
-        config: bool = True,
-        config_text: str = CONFIG,
-    ) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        args = ["serve", "--port", str(self.port)]
-        if config:
-            (tmp / "awaken.yaml").write_text(config_text)
-            args += ["--config", str(tmp / "awaken.yaml")]
-        if store_url:
-            args += ["--store", store_url]
-        self.log_path = tmp / f"{name}.log"
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        env.pop("LLM_BASE_URL", None)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "import sys; from awaken.cli import main; sys.exit(main())",
-                *args,
-            ],
-            stdout=self.log_path.open("wb"),
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=tmp,
-        )
-
-    async def ready(self) -> None:
-        async with httpx.AsyncClient(base_url=self.url) as client:
-            for _ in range(600):
-                if self.proc.poll() is not None:
-                    raise AssertionError(f"server exited: {self.log()}")
-                try:
-                    if (await client.get("/health")).status_code == 200:
-                        return
-                except httpx.TransportError:
-                    pass
-                await asyncio.sleep(0.05)
-        raise AssertionError(f"server did not start: {self.log()}")
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def job_starts(self) -> list[tuple[str, str]]:
-        return JOB_START.findall(self.log())
+CONFIG = KILL_TEST_CONFIG
 
 
 async def _poll(check: Any, limit_secs: float = 60.0) -> None:
@@ -169,24 +90,11 @@ async def test_sqlite_server_killed_mid_run_finishes_the_job_after_restart(tmp_p
     await _kill_mid_run_and_recover(tmp_path, f"sqlite:///{tmp_path / 'awaken.db'}")
 
 
-async def _fresh_database(dsn: str, name: str) -> str:
-    asyncpg = pytest.importorskip("asyncpg")
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    head, sep, query = dsn.partition("?")
-    base = head.rpartition("/")[0]
-    return f"{base}/{name}{sep}{query}"
-
-
 @pytest.mark.postgres
 async def test_postgres_server_killed_mid_run_finishes_the_job_after_restart(
     tmp_path: Path, postgres_dsn: str
 ) -> None:
-    dsn = await _fresh_database(postgres_dsn, "awaken_h6_kill")
+    dsn = await fresh_database(postgres_dsn, "awaken_h6_kill")
     await _kill_mid_run_and_recover(tmp_path, dsn)
 
 
@@ -194,10 +102,8 @@ async def test_postgres_server_killed_mid_run_finishes_the_job_after_restart(
 async def test_two_servers_on_one_postgres_run_each_job_exactly_once(
     tmp_path: Path, postgres_dsn: str
 ) -> None:
-    dsn = await _fresh_database(postgres_dsn, "awaken_h6_share")
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    servers = [ServeProcess(tmp_path / "a", dsn, "a"), ServeProcess(tmp_path / "b", dsn, "b")]
+    dsn = await fresh_database(postgres_dsn, "awaken_h6_share")
+    servers = serve_processes(tmp_path, dsn, "a", "b")
     try:
         for server in servers:
             await server.ready()
@@ -316,42 +222,6 @@ async def test_sigterm_drains_the_running_job_before_exit(tmp_path: Path) -> Non
         second.stop()
 
 
-async def test_decision_after_a_crash_while_waiting_for_a_human(tmp_path: Path) -> None:
-    store_url = f"sqlite:///{tmp_path / 'hitl.db'}"
-    first = ServeProcess(tmp_path, store_url, "parked")
-    try:
-        await first.ready()
-        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
-            body = {"agentId": "assistant", "messages": [{"role": "user", "content": "approve"}]}
-            async with c.stream("POST", "/v1/runs", json=body) as r:
-                lines = [line async for line in r.aiter_lines() if line.startswith("data: ")]
-        finish = json.loads(lines[-1][6:])
-        assert finish["termination"] == {"type": "suspended"}
-        done = next(json.loads(x[6:]) for x in lines if '"tool_call_done"' in x)
-    finally:
-        first.kill()  # the process dies while the run waits for a human
-
-    second = ServeProcess(tmp_path, store_url, "decided")
-    try:
-        await second.ready()
-        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
-            run_id = finish["run_id"]
-            decision = {"toolCallId": done["id"], "action": "resume", "payload": {"ok": True}}
-            r = await c.post(f"/v1/runs/{run_id}/decision", json=decision)
-            assert r.status_code == 202
-
-            async def finished() -> bool:
-                return (await c.get(f"/v1/runs/{run_id}")).json()["status"] == "done"
-
-            await _poll(finished)
-            run = (await c.get(f"/v1/runs/{run_id}")).json()
-            assert run["termination_reason"] == {"type": "natural_end"}
-            jobs = (await c.get(f"/v1/threads/{finish['thread_id']}/mailbox")).json()["items"]
-            assert [j["status"] for j in jobs] == ["Accepted", "Accepted"]
-    finally:
-        second.stop()
-
-
 PARK_LEASE_MS = 3_600_000
 PARK_CONFIG = f"""
 server:
@@ -413,7 +283,7 @@ async def test_config_written_on_one_instance_is_served_by_another(
 
     The digest poll is an hour, so only the LISTEN/NOTIFY subscription can carry the change.
     """
-    dsn = await _fresh_database(postgres_dsn, "awaken_config_sync")
+    dsn = await fresh_database(postgres_dsn, "awaken_config_sync")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     a = ServeProcess(tmp_path / "a", dsn, "a", config_text=SYNC_CONFIG)
@@ -454,210 +324,6 @@ async def test_config_written_on_one_instance_is_served_by_another(
         b.stop()
 
 
-# --------------------------------------------------------------------- crash-safe resume
-# Kill trials: ``awaken serve`` is SIGKILLed at a chosen point of a run, restarted on the same
-# data dir (so it takes its identity back and reclaims its claim at once), and the run must
-# finish under its original run id. The run journal (read straight from the store) proves what
-# executed: one ``tool_started`` record per execution, one ``tool_finished`` per result.
-
-
-class Trial:
-    """One kill trial: what to ask, where to kill, how a parked run is decided."""
-
-    def __init__(
-        self,
-        prompt: str,
-        kill_at: str,
-        *,
-        foreground: bool,
-        tool: str,
-        decide: str | None = None,
-    ) -> None:
-        self.prompt = prompt
-        self.kill_at = kill_at  # "inference" | "tool" | "between_steps"
-        self.foreground = foreground
-        self.tool = tool
-        self.decide = decide  # None: the run must finish by itself; else resume / cancel
-
-
-async def _journal(store_url: str, run_id: str) -> list[Any]:
-    return [entry.record for entry in await _journal_entries(store_url, run_id)]
-
-
-async def _run_status(store_url: str, run_id: str) -> str | None:
-    from awaken_server.bootstrap import open_store
-
-    store = open_store(store_url)
-    try:
-        run = await store.load_run(run_id)
-        return None if run is None else str(run.status)
-    finally:
-        await store.close()
-
-
-async def _journal_entries(store_url: str, run_id: str) -> list[Any]:
-    from awaken_server.bootstrap import open_store
-
-    store = open_store(store_url)
-    try:
-        return list(await store.read(run_id))
-    finally:
-        await store.close()
-
-
-def _tool_counts(records: list[Any], kind: str) -> Counter[str]:
-    return Counter(r.call_id for r in records if kind_of(r) == kind)
-
-
-async def _submit(c: httpx.AsyncClient, tid: str, trial: Trial) -> tuple[str, asyncio.Task[None]]:
-    """Start the run; returns its id and the task reading a foreground stream (if any)."""
-    message = {"role": "user", "content": trial.prompt}
-    if not trial.foreground:
-        r = await c.post(f"/v1/threads/{tid}/messages", json={"messages": [message]})
-        assert r.status_code == 202, r.text
-
-        async def started() -> bool:
-            return (await c.get(f"/v1/threads/{tid}/runs")).json()["total"] == 1
-
-        await _poll(started)
-        run_id = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"][0]["run_id"]
-        return run_id, asyncio.create_task(asyncio.sleep(0))
-    first: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    async def read() -> None:
-        body = {"agentId": "assistant", "threadId": tid, "messages": [message]}
-        with contextlib.suppress(httpx.HTTPError):
-            async with c.stream("POST", "/v1/runs", json=body) as r:
-                async for line in r.aiter_lines():
-                    if line.startswith("data: ") and not first.done():
-                        first.set_result(json.loads(line[6:])["run_id"])
-        if not first.done():
-            first.set_exception(AssertionError("foreground stream ended without an event"))
-
-    task = asyncio.create_task(read())
-    return await asyncio.wait_for(first, 60), task
-
-
-async def _kill_point(server: ServeProcess, store_url: str, run_id: str, trial: Trial) -> None:
-    async def reached() -> bool:
-        if trial.kill_at == "inference":  # the demo model "thinks" 3 s after the attempt starts
-            return bool(server.job_starts()) and await _run_status(store_url, run_id) == "running"
-        records = await _journal(store_url, run_id)
-        kind = "tool_started" if trial.kill_at == "tool" else "tool_finished"
-        return any(kind_of(r) == kind for r in records)
-
-    await _poll(reached)
-
-
-async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str, Any]:
-    first = ServeProcess(tmp_path, store_url, "first")
-    reader: asyncio.Task[None] | None = None
-    try:
-        await first.ready()
-        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
-            tid = (await c.post("/v1/threads", json={"title": "crash"})).json()["id"]
-            run_id, reader = await _submit(c, tid, trial)
-            await _kill_point(first, store_url, run_id, trial)
-            # Mid-run (the first inference included) the thread and its active run answer.
-            assert (await c.get(f"/v1/threads/{tid}")).status_code == 200
-            active = (await c.get(f"/v1/threads/{tid}/runs/active")).json()["active_run"]
-            assert active is not None and active["run_id"] == run_id
-    finally:
-        first.kill()  # SIGKILL at the kill point: no shutdown, the claim is left behind
-        if reader is not None:
-            await reader
-    before = await _journal(store_url, run_id)
-
-    second = ServeProcess(tmp_path, store_url, "second")
-    try:
-        await second.ready()
-        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
-
-            async def settled() -> bool:
-                run = (await c.get(f"/v1/runs/{run_id}")).json()
-                return run["status"] == "done" or (
-                    run["status"] == "waiting" and trial.decide is not None
-                )
-
-            await _poll(settled)
-            run = (await c.get(f"/v1/runs/{run_id}")).json()
-            parked = run["status"] == "waiting"
-            if trial.decide is not None:
-                # A non-idempotent call was cut off: never re-run silently, a human decides.
-                assert parked, run
-                assert run["waiting"]["reason"] == "interrupted_tool_call"
-                ticket = run["waiting"]["tickets"][0]
-                assert ticket["tool_name"] == trial.tool
-                records = await _journal(store_url, run_id)
-                assert _tool_counts(records, "tool_started")[ticket["tool_call_id"]] == 1
-                decision = {"toolCallId": ticket["tool_call_id"], "action": trial.decide}
-                r = await c.post(f"/v1/runs/{run_id}/decision", json=decision)
-                assert r.status_code == 202, r.text
-
-                async def done() -> bool:
-                    return (await c.get(f"/v1/runs/{run_id}")).json()["status"] == "done"
-
-                await _poll(done)
-            run = (await c.get(f"/v1/runs/{run_id}")).json()
-            runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
-            history = (await c.get(f"/v1/threads/{tid}/messages")).json()["messages"]
-    finally:
-        second.stop()
-    after = await _journal(store_url, run_id)
-    # The run finished under its original id; it is the thread's only run.
-    assert [r["run_id"] for r in runs] == [run_id]
-    assert run["termination_reason"] == {"type": "natural_end"}, run
-    # History: the prompt, one tool call, its result, the answer — nothing duplicated.
-    assert [m["role"] for m in history] == ["user", "assistant", "tool", "assistant"], history
-    assert len({m["id"] for m in history}) == 4
-    call_id = history[1]["tool_calls"][0]["id"]
-    assert history[2]["tool_call_id"] == call_id
-    # No finished tool ran twice; executions are accounted for by the journal.
-    finished = _tool_counts(after, "tool_finished")
-    started = _tool_counts(after, "tool_started")
-    # (a call cancelled by the human never ran to a result)
-    assert finished == Counter({} if trial.decide == "cancel" else {call_id: 1}), after
-    assert set(started) == {call_id}
-    if trial.kill_at == "between_steps":
-        assert started[call_id] == 1  # finished before the kill: reused, not re-run
-    if trial.kill_at == "tool":
-        reran = trial.decide == "resume" or trial.decide is None  # idempotent: re-run itself
-        assert started[call_id] == (2 if reran else 1)
-        interrupted = [r for r in before if kind_of(r) == "tool_started"]
-        assert [r.call_id for r in interrupted] == [call_id]  # the same call id again
-    if trial.decide == "cancel":
-        assert (
-            "interrupted" in json.dumps(history[2]).lower()
-            or "cancel" in json.dumps(history[2]).lower()
-        )
-    return {"run_id": run_id, "started": started[call_id], "parked": parked}
-
-
-TRIALS = {
-    "inference-bg": Trial(
-        "think 3 weather in Paris", "inference", foreground=False, tool="get_weather"
-    ),
-    "tool-idempotent-fg": Trial("poll 3", "tool", foreground=True, tool="demo_poll"),
-    "tool-resume-bg": Trial("wait 3", "tool", foreground=False, tool="demo_wait", decide="resume"),
-    "tool-cancel-fg": Trial("wait 3", "tool", foreground=True, tool="demo_wait", decide="cancel"),
-    "between-steps-bg": Trial(
-        "think 2 wait 0.1", "between_steps", foreground=False, tool="demo_wait"
-    ),
-}
-
-
-@pytest.mark.parametrize("name", sorted(TRIALS))
-async def test_sqlite_kill_trial(tmp_path: Path, name: str) -> None:
-    await _crash_trial(tmp_path, f"sqlite:///{tmp_path / 'crash.db'}", TRIALS[name])
-
-
-@pytest.mark.postgres
-@pytest.mark.parametrize("name", ["between-steps-bg", "tool-cancel-fg", "tool-idempotent-fg"])
-async def test_postgres_kill_trial(tmp_path: Path, postgres_dsn: str, name: str) -> None:
-    dsn = await _fresh_database(postgres_dsn, f"awaken_kill_{name.replace('-', '_')}")
-    await _crash_trial(tmp_path, dsn, TRIALS[name])
-
-
 # --------------------------------------------------------------------- events from the journal
 
 
@@ -679,64 +345,50 @@ def _decoded(frames: list[tuple[int, str]]) -> list[tuple[int, Any]]:
 
 
 async def _events_from_two_instances(tmp_path: Path, store_url: str) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    a, b = (
-        ServeProcess(tmp_path / "a", store_url, "a"),
-        ServeProcess(tmp_path / "b", store_url, "b"),
-    )
-    try:
-        await a.ready()
-        await b.ready()
-        async with (
-            httpx.AsyncClient(base_url=a.url, timeout=60) as ca,
-            httpx.AsyncClient(base_url=b.url, timeout=60) as cb,
-        ):
-            tid = (await ca.post("/v1/threads", json={"title": "events"})).json()["id"]
-            started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    a, b = serve_processes(tmp_path, store_url, "a", "b")
+    async with serving([a, b]) as (ca, cb):
+        tid = (await ca.post("/v1/threads", json={"title": "events"})).json()["id"]
+        started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
-            async def on_a() -> list[str]:  # the run executes on A (a foreground run)
-                body = {
-                    "agentId": "assistant",
-                    "threadId": tid,
-                    "messages": [{"role": "user", "content": "think 1 poll 1"}],
-                }
-                lines: list[str] = []
-                async with ca.stream("POST", "/v1/runs", json=body) as r:
-                    async for line in r.aiter_lines():
-                        lines.append(line)
-                        if line.startswith("data: ") and not started.done():
-                            started.set_result(json.loads(line[6:])["run_id"])
-                return lines
+        async def on_a() -> list[str]:  # the run executes on A (a foreground run)
+            body = {
+                "agentId": "assistant",
+                "threadId": tid,
+                "messages": [{"role": "user", "content": "think 1 poll 1"}],
+            }
+            lines: list[str] = []
+            async with ca.stream("POST", "/v1/runs", json=body) as r:
+                async for line in r.aiter_lines():
+                    lines.append(line)
+                    if line.startswith("data: ") and not started.done():
+                        started.set_result(json.loads(line[6:])["run_id"])
+            return lines
 
-            async def on_b(run_id: str, headers: dict[str, str] | None = None) -> list[str]:
-                async with cb.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
-                    assert r.status_code == 200
-                    return [line async for line in r.aiter_lines()]
+        async def on_b(run_id: str, headers: dict[str, str] | None = None) -> list[str]:
+            async with cb.stream("GET", f"/v1/runs/{run_id}/events", headers=headers) as r:
+                assert r.status_code == 200
+                return [line async for line in r.aiter_lines()]
 
-            executing = asyncio.create_task(on_a())
-            run_id = await asyncio.wait_for(started, 60)
-            live_b = await on_b(run_id)  # connected while the run is executing on A
-            live_a = await executing
-            after_b = await on_b(run_id)  # and again after completion
-            reset = await on_b(run_id, {"Last-Event-ID": "99999"})
-        assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
-        frames_a, frames_b, frames_after = _frames(live_a), _frames(live_b), _frames(after_b)
-        ids = [i for i, _ in frames_b]
-        records = await _journal_entries(store_url, run_id)
-        event_seqs = [e.seq for e in records if kind_of(e.record) == "event"]
-        assert ids == event_seqs  # journal seqs: every committed event, in order, no gap
-        assert json.loads(frames_b[0][1])["event_type"] == "run_start"
-        assert json.loads(frames_b[-1][1])["event_type"] == "run_finish"
-        assert frames_b == frames_after  # live and after completion: the same stream
-        # The executing instance numbers its frames the same (PostgreSQL's JSONB may reorder
-        # keys inside free-form payloads: compare decoded).
-        assert _decoded(frames_a) == _decoded(frames_b)
-        # A Last-Event-ID the journal never committed: told to reset to the last seq.
-        assert reset[:2] == ["event: reset", f'data: {{"last_seq": {ids[-1]}}}']
-    finally:
-        a.stop()
-        b.stop()
+        executing = asyncio.create_task(on_a())
+        run_id = await asyncio.wait_for(started, 60)
+        live_b = await on_b(run_id)  # connected while the run is executing on A
+        live_a = await executing
+        after_b = await on_b(run_id)  # and again after completion
+        reset = await on_b(run_id, {"Last-Event-ID": "99999"})
+    assert [j for j, _ in a.job_starts()] and not b.job_starts()  # it ran on A only
+    frames_a, frames_b, frames_after = _frames(live_a), _frames(live_b), _frames(after_b)
+    ids = [i for i, _ in frames_b]
+    records = await read_journal(store_url, run_id)
+    event_seqs = [e.seq for e in records if kind_of(e.record) == "event"]
+    assert ids == event_seqs  # journal seqs: every committed event, in order, no gap
+    assert json.loads(frames_b[0][1])["event_type"] == "run_start"
+    assert json.loads(frames_b[-1][1])["event_type"] == "run_finish"
+    assert frames_b == frames_after  # live and after completion: the same stream
+    # The executing instance numbers its frames the same (PostgreSQL's JSONB may reorder
+    # keys inside free-form payloads: compare decoded).
+    assert _decoded(frames_a) == _decoded(frames_b)
+    # A Last-Event-ID the journal never committed: told to reset to the last seq.
+    assert reset[:2] == ["event: reset", f'data: {{"last_seq": {ids[-1]}}}']
 
 
 async def test_sqlite_events_of_a_run_read_from_another_instance(tmp_path: Path) -> None:
@@ -747,5 +399,5 @@ async def test_sqlite_events_of_a_run_read_from_another_instance(tmp_path: Path)
 async def test_postgres_events_of_a_run_read_live_from_another_instance(
     tmp_path: Path, postgres_dsn: str
 ) -> None:
-    dsn = await _fresh_database(postgres_dsn, "awaken_events_two")
+    dsn = await fresh_database(postgres_dsn, "awaken_events_two")
     await _events_from_two_instances(tmp_path, dsn)

@@ -25,9 +25,14 @@ from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.journal import (
+    DIGEST_VERSION,
+    AttemptRecord,
+    ControlInput,
     EventRecord,
     InferenceRecord,
+    InputRecord,
     JournaledThreadRunStore,
+    JournalEntry,
     JournalKind,
     JournalRecord,
     ToolFinishedRecord,
@@ -36,23 +41,32 @@ from awaken_contract.contract.journal import (
 )
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.suspension import PendingToolCall, SuspendTicket, Suspension
-from awaken_contract.contract.tool import ToolResult
+from awaken_contract.contract.tool import ToolOutput, ToolResult
 from awaken_contract.errors import LoopStorageFailed, StorageError
+from awaken_contract.state import StateCommand
+
+from awaken_runtime.state.command_codec import decode_command, encode_command
+from awaken_runtime.state.store import StateStore
 
 __all__ = [
     "INTERRUPTED_TOOL_CALL",
     "JournalingSink",
+    "RecordedTool",
     "ResumePoint",
     "StepJournal",
     "ToolJournal",
     "interrupted_ticket",
     "load_resume_point",
+    "resume_point_of",
 ]
 
 INTERRUPTED_TOOL_CALL = "interrupted_tool_call"
 """Suspension action (and waiting reason) of a non-idempotent call cut off by a crash."""
 
 _RESUME_KINDS = (JournalKind.INFERENCE, JournalKind.TOOL_STARTED, JournalKind.TOOL_FINISHED)
+
+#: A result answered from the journal: the recorded result and the state command to re-apply.
+RecordedTool = tuple[ToolResult, StateCommand | None]
 
 
 class StepJournal:
@@ -90,9 +104,22 @@ class StepJournal:
         """Buffer an inference's request digest and result."""
         self._record(
             InferenceRecord(
-                step_index=step_index, request_digest=request_digest(request), result=result
+                step_index=step_index,
+                request_digest=request_digest(request),
+                result=result,
+                digest_version=DIGEST_VERSION,
             )
         )
+
+    def record_attempt(self, attempt: AttemptRecord) -> None:
+        """Buffer what this attempt of the loop starts from (committed with its first
+        checkpoint); deterministic replay rebuilds the attempt from it."""
+        self._record(attempt)
+
+    def record_inputs(self, entries: Sequence[ControlInput]) -> None:
+        """Buffer the control-channel entries the run took in one read."""
+        if entries:
+            self._record(InputRecord(entries=list(entries)))
 
     async def tools_started(self, calls: Sequence[tuple[ToolCall, bool]], step_index: int) -> None:
         """Durably record that the calls (with their idempotency) are about to execute —
@@ -111,12 +138,20 @@ class StepJournal:
             )
         await self.flush()
 
-    async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> None:
-        """Record the results of executed calls: durable at once unless every call is
-        idempotent (then the step checkpoint commits them)."""
+    async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
+        """Record the results of executed calls, with the state commands they returned (a
+        recorded result re-applies them): durable at once unless every call is idempotent
+        (then the step checkpoint commits them)."""
         eager = False
-        for call, result in results:
-            self._record(ToolFinishedRecord(call_id=call.id, tool_name=call.name, result=result))
+        for call, output in results:
+            self._record(
+                ToolFinishedRecord(
+                    call_id=call.id,
+                    tool_name=call.name,
+                    result=output.result,
+                    command=encode_command(output.command),
+                )
+            )
             eager = eager or call.id not in self._idempotent
             self._idempotent.discard(call.id)
         if eager:
@@ -169,7 +204,7 @@ class ResumePoint:
         self,
         inference: StreamResult | None = None,
         started: dict[str, ToolStartedRecord] | None = None,
-        finished: dict[str, ToolResult] | None = None,
+        finished: dict[str, ToolFinishedRecord] | None = None,
     ) -> None:
         self.inference = inference
         self.started = started or {}
@@ -188,18 +223,27 @@ class ResumePoint:
 class ToolJournal:
     """The tool pipeline's view of the journal: record executions, answer resumed calls."""
 
-    __slots__ = ("_step_index", "journal", "resume")
+    __slots__ = ("_step_index", "journal", "resume", "store")
 
     def __init__(
-        self, journal: StepJournal, resume: ResumePoint | None, step_index: Callable[[], int]
+        self,
+        journal: StepJournal | None,
+        resume: ResumePoint | None,
+        step_index: Callable[[], int],
+        store: StateStore,
     ) -> None:
         self.journal = journal
         self.resume = resume
         self._step_index = step_index
+        self.store = store
 
-    def recorded(self, call_id: str) -> ToolResult | None:
-        """The result an earlier attempt recorded for ``call_id`` (never execute it again)."""
-        return None if self.resume is None else self.resume.finished.get(call_id)
+    def recorded(self, call_id: str) -> RecordedTool | None:
+        """The result an earlier attempt recorded for ``call_id`` (never execute it again)
+        and the state command it re-applies."""
+        record = None if self.resume is None else self.resume.finished.get(call_id)
+        if record is None:
+            return None
+        return record.result, decode_command(record.command, self.store)
 
     def interrupted(self, call_id: str) -> bool:
         """``call_id`` was executing when the earlier attempt died."""
@@ -207,12 +251,12 @@ class ToolJournal:
 
     async def started(self, calls: Sequence[tuple[ToolCall, bool]]) -> None:
         """Durable ``tool_started`` records, before execution."""
-        if calls:
+        if calls and self.journal is not None:
             await self.journal.tools_started(calls, self._step_index())
 
-    async def finished(self, results: Sequence[tuple[ToolCall, ToolResult]]) -> None:
+    async def finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
         """Durable ``tool_finished`` records, right after execution."""
-        if results:
+        if results and self.journal is not None:
             await self.journal.tools_finished(results)
 
 
@@ -235,13 +279,18 @@ def interrupted_ticket(call: ToolCall) -> SuspendTicket:
 async def load_resume_point(
     store: JournaledThreadRunStore, run_id: str, messages: list[Message]
 ) -> ResumePoint:
-    """Read the journal of ``run_id`` for the step an earlier attempt did not commit.
+    """Read the journal of ``run_id`` for the step an earlier attempt did not commit (see
+    :func:`resume_point_of`)."""
+    return resume_point_of(await store.read(run_id, kinds=_RESUME_KINDS), messages)
+
+
+def resume_point_of(entries: Sequence[JournalEntry], messages: list[Message]) -> ResumePoint:
+    """The step an earlier attempt did not commit, from the journal ``entries`` so far.
 
     The interrupted step is the last recorded inference with tool calls none of which is in
     the committed history ``messages``; its ``tool_started`` / ``tool_finished`` records tell
     which calls ran (text-only answers are simply inferred again: they have no side effects).
     """
-    entries = await store.read(run_id, kinds=_RESUME_KINDS)
     last: InferenceRecord | None = None
     for entry in entries:
         if isinstance(entry.record, InferenceRecord):
@@ -259,5 +308,5 @@ async def load_resume_point(
         if isinstance(record, ToolStartedRecord) and record.call_id in ids:
             point.started[record.call_id] = record
         elif isinstance(record, ToolFinishedRecord) and record.call_id in ids:
-            point.finished[record.call_id] = record.result
+            point.finished[record.call_id] = record
     return point

@@ -1,9 +1,11 @@
 """Server-Sent Events: frame encoding, per-run replay buffers and the streaming response.
 
-Every event of a run becomes one frame ``id: {seq}\\ndata: {json}\\n\\n``; ``seq`` counts from 0
+Every event of a run becomes one frame ``id: {seq}\\ndata: {json}\\n\\n``; with a journaled store
+``seq`` is the event's run-journal seq (the mailbox rebases the hub), else it counts from 0
 within the run (the book). A :class:`RunEventHub` keeps the last ``replay_buffer_capacity`` frames
-of a run so that a client reconnecting with ``Last-Event-ID: n`` receives every frame after ``n``
-and then the live tail, with no gap and no duplicate. While a stream is idle the server sends
+of a live run so that a client reconnecting with ``Last-Event-ID: n`` receives every frame after
+``n`` and then the live tail, with no gap and no duplicate (finished runs are replayed from the
+journal; :func:`hub_registry_for`). While a stream is idle the server sends
 ``: heartbeat`` comments. A client that disconnects never affects the run: the run writes into the
 hub, not into the socket.
 """
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 from awaken_contract.contract.event import AgentEvent, RunFinish, encode_event
 from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.journal import JournaledThreadRunStore
 from starlette.responses import StreamingResponse
 
 from awaken_server.wire import parse_offset
@@ -34,6 +37,7 @@ __all__ = [
     "format_sse_comment",
     "format_sse_data",
     "format_sse_data_with_id",
+    "hub_registry_for",
     "parse_last_event_id",
     "sse_response",
 ]
@@ -74,11 +78,13 @@ _reader_keys = itertools.count(1)
 
 @dataclass(slots=True, frozen=True)
 class Frame:
-    """One encoded SSE frame of a run and whether it ends a client stream."""
+    """One encoded SSE frame of a run and whether it ends a client stream; ``event`` is the
+    ``AgentEvent`` it encodes (protocol streams re-encode it with their own encoder)."""
 
     seq: int
     data: bytes
     terminal: bool
+    event: AgentEvent | None = None
 
 
 def _seq_of(frame: Frame) -> int:
@@ -128,11 +134,14 @@ class RunEventHub:
 
     def publish(self, event: AgentEvent) -> Frame:
         """Encode and buffer one event, waking every subscriber."""
-        return self.publish_encoded(encode_event(event), isinstance(event, RunFinish))
+        return self.publish_encoded(encode_event(event), isinstance(event, RunFinish), event)
 
-    def publish_encoded(self, payload: bytes, terminal: bool) -> Frame:
+    def publish_encoded(
+        self, payload: bytes, terminal: bool, event: AgentEvent | None = None
+    ) -> Frame:
         """Buffer an already encoded event payload."""
-        frame = Frame(self._next_seq, format_sse_data_with_id(self._next_seq, payload), terminal)
+        seq = self._next_seq
+        frame = Frame(seq, format_sse_data_with_id(seq, payload), terminal, event)
         self._next_seq += 1
         self._frames.append(frame)
         self.updated_at = time.monotonic()
@@ -187,12 +196,17 @@ class RunEventHub:
                 for key in [k for k, c in self._cursors.items() if c <= limit]:
                     del self._cursors[key]
 
-    def reserve(self) -> int:
-        """Hold frames from the start for a reader that connects a moment later (see
+    def reserve(self, cursor: int = 0) -> int:
+        """Hold frames from ``cursor`` on for a reader that connects a moment later (see
         ``stream(reserved=...)``)."""
         key = next(_reader_keys)
-        self._cursors[key] = 0
+        self._cursors[key] = cursor
         return key
+
+    def release(self, key: int) -> None:
+        """Give up a reservation that will not be read."""
+        self._cursors.pop(key, None)
+        self._room.set()
 
     def _advance(self, key: int, cursor: int) -> None:
         self._cursors[key] = cursor
@@ -275,6 +289,10 @@ class RunEventHub:
         finally:
             self._cursors.pop(key, None)
             self._room.set()
+
+    def buffered(self) -> list[Frame]:
+        """The frames buffered now (oldest first)."""
+        return list(self._frames)
 
     async def wait_for_frames(self, count: int) -> None:
         """Wait until at least ``count`` frames were published (tests, benchmarks)."""
@@ -363,6 +381,14 @@ class EventHubRegistry:
 
     def __len__(self) -> int:
         return len(self._by_run)
+
+
+def hub_registry_for(store: object, capacity: int = 1024) -> EventHubRegistry:
+    """The hub registry for a server on ``store``: with a run journal every stream of a
+    finished run is replayed from the journal, so only live runs keep a buffer (finished hubs
+    are dropped as they close); without one, finished runs stay replayable for a while."""
+    max_finished = 0 if isinstance(store, JournaledThreadRunStore) else MAX_FINISHED_HUBS
+    return EventHubRegistry(capacity, max_finished)
 
 
 async def _with_heartbeats(

@@ -27,7 +27,7 @@ from awaken_server.config_sync import ConfigSyncConfig
 from awaken_server.mailbox import Mailbox, MailboxConfig
 from awaken_server.metrics import ServerMetrics
 from awaken_server.security import HostPolicy, SecurityConfig
-from awaken_server.sse import EventHubRegistry
+from awaken_server.sse import EventHubRegistry, hub_registry_for
 from awaken_server.telemetry import ObservabilityServerConfig
 
 __all__ = [
@@ -214,7 +214,7 @@ class AppState:
             consumer_id,
             config.mailbox,
             run_store=store,
-            hubs=EventHubRegistry(config.replay_buffer_capacity),
+            hubs=hub_registry_for(store, config.replay_buffer_capacity),
             metrics=metrics,
             default_agent_id=config.default_agent_id,
         )

@@ -1,4 +1,5 @@
-"""Test helpers for the server: a live server on a loopback port with a fast mailbox.
+"""Test helpers for the server: a live server on a loopback port with a fast mailbox, and
+``awaken serve`` as a real subprocess (:class:`ServeProcess`, for kill and restart tests).
 
 Built on :mod:`awaken_runtime.testing.asgi` (embedded uvicorn, signal handlers left alone).
 
@@ -11,18 +12,41 @@ await live.close()
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+from awaken_contract.contract.journal import JournalEntry
 from awaken_runtime.testing.asgi import RunningServer, serve_asgi
 from awaken_stores import InMemoryStore
 
 from awaken_server import AppState, MailboxConfig, ServerConfig
-from awaken_server.bootstrap import ServeSetup, default_system_config
+from awaken_server.bootstrap import ServeSetup, default_system_config, open_store
 from awaken_server.serve import prepare_app
 
-__all__ = ["LiveServer", "fast_mailbox", "serve_state", "start_server", "test_server_config"]
+__all__ = [
+    "KILL_TEST_CONFIG",
+    "LiveServer",
+    "ServeProcess",
+    "fast_mailbox",
+    "free_port",
+    "read_journal",
+    "serve_processes",
+    "serve_state",
+    "serving",
+    "start_server",
+    "test_server_config",
+]
 
 
 @dataclass
@@ -93,3 +117,141 @@ async def start_server(
     store = store if store is not None else InMemoryStore()
     app, state = await prepare_app(setup, store, config or test_server_config())
     return await serve_state(app, state)
+
+
+KILL_TEST_CONFIG = """
+server:
+  mailbox:
+    lease_ms: 1500
+    suspended_lease_ms: 1500
+    lease_renewal_interval: 0.3
+    sweep_interval: 0.3
+    poll_interval: 0.2
+    default_retry_delay_ms: 20
+"""
+"""A config for :class:`ServeProcess`: short leases, so a killed instance's jobs come back fast."""
+
+_JOB_START = re.compile(r"job start job_id=(\S+) run_id=\S+ thread_id=\S+ consumer=(\S+)")
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServeProcess:
+    """``awaken serve`` in a subprocess (the offline demo model), its log in ``tmp/<name>.log``.
+
+    The working directory is ``tmp`` (so its ``.awaken/`` data dir, i.e. the instance
+    identity, survives a restart in the same folder)."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        store_url: str | None,
+        name: str,
+        config: bool = True,
+        config_text: str = KILL_TEST_CONFIG,
+    ) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        args = ["serve", "--port", str(self.port)]
+        if config:
+            (tmp / "awaken.yaml").write_text(config_text)
+            args += ["--config", str(tmp / "awaken.yaml")]
+        if store_url:
+            args += ["--store", store_url]
+        self.log_path = tmp / f"{name}.log"
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env.pop("LLM_BASE_URL", None)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from awaken.cli import main; sys.exit(main())",
+                *args,
+            ],
+            stdout=self.log_path.open("wb"),
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=tmp,
+        )
+
+    async def ready(self) -> None:
+        """Wait until ``/health`` answers (fails when the process exits first)."""
+        async with httpx.AsyncClient(base_url=self.url) as client:
+            for _ in range(600):
+                if self.proc.poll() is not None:
+                    raise AssertionError(f"server exited: {self.log()}")
+                try:
+                    if (await client.get("/health")).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.05)
+        raise AssertionError(f"server did not start: {self.log()}")
+
+    def log(self) -> str:
+        """The process output so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, claims are left behind."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        """SIGTERM (graceful), SIGKILL after 20 s."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def job_starts(self) -> list[tuple[str, str]]:
+        """``(job_id, consumer)`` of every job this process started (from its log)."""
+        return _JOB_START.findall(self.log())
+
+
+def serve_processes(tmp: Path, store_url: str, *names: str) -> list[ServeProcess]:
+    """One :class:`ServeProcess` on ``store_url`` per name, each in its own folder
+    ``tmp/<name>`` (its own data dir, hence its own instance identity)."""
+    servers = []
+    for name in names:
+        (tmp / name).mkdir(exist_ok=True)
+        servers.append(ServeProcess(tmp / name, store_url, name))
+    return servers
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    servers: list[ServeProcess], request_timeout: float = 60
+) -> AsyncIterator[list[httpx.AsyncClient]]:
+    """Wait until every server answers, then an httpx client per server (``request_timeout``
+    per request); afterwards the clients are closed and every server is stopped (SIGTERM)."""
+    try:
+        for server in servers:
+            await server.ready()
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(
+                    httpx.AsyncClient(base_url=s.url, timeout=request_timeout)
+                )
+                for s in servers
+            ]
+            yield clients
+    finally:
+        for server in servers:
+            server.stop()
+
+
+async def read_journal(store_url: str, run_id: str) -> list[JournalEntry]:
+    """The journal of ``run_id`` read straight from the store at ``store_url``."""
+    store = open_store(store_url)
+    try:
+        return list(await store.read(run_id))
+    finally:
+        await store.close()

@@ -4,8 +4,9 @@ held in memory.
 
 A ``LocalJournalHub`` is shared by every store object on the same data (one per in-memory store;
 one per SQLite file or file-store directory, looked up by its resolved path), so a subscriber is
-woken by appends through any store instance of the process. Other processes are noticed by the
-subscriber's poll fallback (``RunJournal.follow`` re-reads every few seconds).
+woken by appends through any store instance of the process. Other processes are noticed by an
+:class:`~awaken_stores._journal_watch.ExternalChangeWatcher` (SQLite) or the subscriber's poll
+fallback (``RunJournal.follow`` re-reads every few seconds).
 """
 
 from __future__ import annotations
@@ -129,6 +130,13 @@ class LocalJournalHub:
         """Wake every subscriber of ``run_id`` (call after the append committed)."""
         with self._lock:
             subscribers = list(self._subscribers.get(run_id, ()))
+        for subscription in subscribers:
+            subscription.notify()
+
+    def notify_all(self) -> None:
+        """Wake every subscriber (something changed, maybe their run: re-read)."""
+        with self._lock:
+            subscribers = [s for group in self._subscribers.values() for s in group]
         for subscription in subscribers:
             subscription.notify()
 

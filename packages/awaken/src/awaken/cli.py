@@ -1,10 +1,12 @@
-"""The ``awaken`` command line: ``serve``, ``run`` and ``version``.
+"""The ``awaken`` command line: ``serve``, ``run``, ``eval``, ``replay`` and ``version``.
 
 ``awaken serve [--config awaken.yaml] [--store URL] [--host H] [--port P]`` starts the HTTP
 server (SQLite at ``./.awaken/awaken.db`` by default). Without a config file it serves one agent
 ``assistant`` on the first provider key found in the environment, or on the clearly labelled
 offline demo model. ``awaken run "prompt"`` streams one run to the terminal and asks for the
-approvals it needs (see :mod:`awaken_server.terminal`).
+approvals it needs (see :mod:`awaken_server.terminal`). ``awaken replay RUN_ID [--store URL]
+[--config FILE]`` re-runs a finished run against its journal: ``identical`` (exit 0) or the
+first divergence (exit 1); a run that cannot be replayed exits 2.
 """
 
 from __future__ import annotations
@@ -73,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--thread", help="thread id whose finished runs become cases")
     ev.add_argument("--run", dest="run_id", help="only this run of the thread")
     ev.add_argument("-o", "--output", help="dataset file to write (with --from-store)")
+    rp = sub.add_parser(
+        "replay", help="re-run a finished run against its journal and compare the events"
+    )
+    rp.add_argument("run_id", help="the run to replay")
+    rp.add_argument("--store", help="as for serve (default: serve's SQLite, .awaken/awaken.db)")
+    rp.add_argument("--config", help="the agents file the run was served with (default: as serve)")
     sub.add_parser("version", help="print the version")
     return parser
 
@@ -107,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         return mcp_main(args.config, args.store)
     if args.command == "eval":
         return _eval(args)
+    if args.command == "replay":
+        return _replay(args)
     if args.command not in ("serve", "run"):
         _parser().print_help(sys.stderr)
         return 2
@@ -192,6 +202,47 @@ def _eval(args: argparse.Namespace) -> int:
         return int(run_sync(evaluate()))
     except AwakenError as exc:
         print(f"awaken eval: {exc}", file=sys.stderr)
+        return 2
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """``awaken replay RUN_ID``: replay a finished run with the agents ``serve`` would serve
+    (built exactly as ``serve`` builds them; no model call, no tool, no write); print
+    ``identical`` (0) or the first divergence (1). An unknown, unfinished or unreplayable run
+    exits 2. See docs/durability.md, "Replay"."""
+    from awaken_contract.errors import AwakenError
+
+    try:
+        from awaken_server.bootstrap import open_store
+        from awaken_server.serve import prepare_app, run_sync
+    except ImportError:
+        print("awaken replay needs the server extra: pip install 'awaken[server]'", file=sys.stderr)
+        return 2
+    from awaken_runtime import AgentRuntime
+    from awaken_runtime.replay import replay_run
+
+    async def replay() -> int:
+        setup, server = _setup(args.config)
+        store = open_store(args.store or os.environ.get(STORE_ENV))
+        closers = []
+        try:
+            _, state = await prepare_app(setup, store, server)
+            closers = state.closers
+            runtime = state.runtime
+            if not isinstance(runtime, AgentRuntime):
+                raise TypeError(f"cannot replay with a {type(runtime).__name__}")
+            report = await replay_run(runtime, store, args.run_id)
+        finally:
+            for close in reversed(closers):
+                await close()
+            await _close(store)
+        print(report.describe())
+        return 0 if report.identical else 1
+
+    try:
+        return int(run_sync(replay()))
+    except AwakenError as exc:
+        print(f"awaken replay: {exc}", file=sys.stderr)
         return 2
 
 

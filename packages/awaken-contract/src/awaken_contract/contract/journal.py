@@ -5,7 +5,12 @@ deterministic replay) and resumed after a crash:
 
 * ``EventRecord`` — an ``AgentEvent`` the run emitted;
 * ``InferenceRecord`` — one inference: the digest of its request and its ``StreamResult``;
-* ``ToolStartedRecord`` / ``ToolFinishedRecord`` — the lifecycle of one tool call.
+* ``ToolStartedRecord`` / ``ToolFinishedRecord`` — the lifecycle of one tool call (a finished
+  call also keeps the state command its tool returned, so a recorded result re-applies it);
+* ``AttemptRecord`` — an attempt of the run's loop started (what it started from);
+* ``InputRecord`` — decisions or messages a live run received through its control channel.
+
+Attempt and input records are what deterministic replay needs to re-run the loop exactly.
 
 The store assigns ``seq`` (1, 2, 3 … per run, no gaps, no duplicates) in the transaction that
 writes the entries, so numbers are stable across restarts and store instances. A
@@ -31,18 +36,26 @@ from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.retention import PruneReport, RetentionPolicy
-from awaken_contract.contract.storage import RunRecord, ThreadRunStore
-from awaken_contract.contract.tool import ToolResult
+from awaken_contract.contract.storage import RunDecision, RunRecord, ThreadRunStore
+from awaken_contract.contract.tool import ToolDescriptor, ToolResult
+from awaken_contract.model import ScheduledAction, TypedEffect
+from awaken_contract.state import PersistedState
 
 __all__ = [
     "DEFAULT_FOLLOW_POLL_SECONDS",
+    "DIGEST_VERSION",
+    "AttemptRecord",
+    "ControlInput",
     "EventRecord",
     "InferenceRecord",
+    "InputRecord",
     "JournalEntry",
     "JournalKind",
     "JournalRecord",
     "JournalSubscription",
     "JournaledThreadRunStore",
+    "RecordedCommand",
+    "RecordedOp",
     "RunJournal",
     "ToolFinishedRecord",
     "ToolStartedRecord",
@@ -63,6 +76,14 @@ class JournalKind(enum.StrEnum):
     INFERENCE = "inference"
     TOOL_STARTED = "tool_started"
     TOOL_FINISHED = "tool_finished"
+    ATTEMPT = "attempt"
+    INPUT = "input"
+
+
+DIGEST_VERSION = 2
+"""The :func:`request_digest` scheme new ``InferenceRecord``s carry (``digest_version``).
+Version 1 (records written before it existed) also hashed message ids and run metadata, which
+are fresh in every attempt, so a replay cannot check it."""
 
 
 class _Record(msgspec.Struct, tag_field="kind", omit_defaults=True):
@@ -84,6 +105,7 @@ class InferenceRecord(_Record, tag="inference"):
     step_index: int
     request_digest: str
     result: StreamResult
+    digest_version: int = 1
 
 
 class ToolStartedRecord(_Record, tag="tool_started"):
@@ -96,15 +118,73 @@ class ToolStartedRecord(_Record, tag="tool_started"):
     idempotent: bool = False
 
 
+class RecordedOp(msgspec.Struct, omit_defaults=True, frozen=True):
+    """One state mutation of a recorded command: ``update`` (JSON) reduced into ``key``, or
+    ``clear`` the key."""
+
+    key: str
+    update: Any = None
+    clear: bool = False
+
+
+class RecordedCommand(msgspec.Struct, omit_defaults=True, frozen=True):
+    """A tool's ``StateCommand`` as JSON data: its mutations, scheduled actions and effects."""
+
+    ops: list[RecordedOp] = msgspec.field(default_factory=list)
+    actions: list[ScheduledAction] = msgspec.field(default_factory=list)
+    effects: list[TypedEffect] = msgspec.field(default_factory=list)
+
+
 class ToolFinishedRecord(_Record, tag="tool_finished"):
-    """Tool call ``call_id`` finished with ``result``; a resumed run never executes it again."""
+    """Tool call ``call_id`` finished with ``result``; a resumed run never executes it again.
+
+    ``command`` is the state command the tool returned with it (``None``: none, or a record
+    written before commands were kept); a recorded result re-applies it."""
 
     call_id: str
     tool_name: str
     result: ToolResult
+    command: RecordedCommand | None = None
 
 
-JournalRecord = EventRecord | InferenceRecord | ToolStartedRecord | ToolFinishedRecord
+class AttemptRecord(_Record, tag="attempt"):
+    """One invocation of the run's loop started (the first, a continuation after a decision,
+    or a resume after a crash), with what it started from: the first ``message_count``
+    messages of the thread, the persisted ``state``, the request's ``decisions``, frontend
+    tools and inference ``overrides`` (JSON), and whether its sink wanted state snapshots.
+    Journaled right after the attempt's first ``run_start`` event."""
+
+    message_count: int
+    state: PersistedState | None = None
+    decisions: list[RunDecision] = msgspec.field(default_factory=list)
+    frontend_tools: list[ToolDescriptor] = msgspec.field(default_factory=list)
+    overrides: Any = None
+    is_continuation: bool = False
+    wants_state_snapshots: bool = True
+
+
+class ControlInput(msgspec.Struct, omit_defaults=True):
+    """One control-channel entry: decisions for suspended calls, or messages for the agent."""
+
+    decisions: list[RunDecision] = msgspec.field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
+
+
+class InputRecord(_Record, tag="input"):
+    """The control-channel entries a live run took in one read (decisions while parked,
+    messages at a step boundary), in order."""
+
+    entries: list[ControlInput]
+
+
+JournalRecord = (
+    EventRecord
+    | InferenceRecord
+    | ToolStartedRecord
+    | ToolFinishedRecord
+    | AttemptRecord
+    | InputRecord
+)
 """Any journal record (a tagged union decodable with msgspec)."""
 
 _KINDS: dict[type[_Record], JournalKind] = {
@@ -112,6 +192,8 @@ _KINDS: dict[type[_Record], JournalKind] = {
     InferenceRecord: JournalKind.INFERENCE,
     ToolStartedRecord: JournalKind.TOOL_STARTED,
     ToolFinishedRecord: JournalKind.TOOL_FINISHED,
+    AttemptRecord: JournalKind.ATTEMPT,
+    InputRecord: JournalKind.INPUT,
 }
 
 
@@ -135,20 +217,27 @@ class JournalEntry(msgspec.Struct, frozen=True):
         return kind_of(self.record)
 
 
+def _prompt(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
+    """The messages as the model sees them: every field but the id and the run metadata
+    (fresh per attempt). A new ``Message`` field that reaches the model belongs here."""
+    return [(m.role, m.content, m.tool_calls, m.tool_call_id, m.visibility) for m in messages]
+
+
 def request_digest(request: InferenceRequest | Sequence[Message]) -> str:
     """A stable SHA-256 hex digest of what an inference was asked (messages, tools, options);
-    equal requests give equal digests across processes."""
+    equal requests give equal digests across processes and attempts: message ids and run
+    metadata are left out (scheme :data:`DIGEST_VERSION`)."""
     if isinstance(request, InferenceRequest):
         override = request.override
         payload: Any = {
             "upstream_model": request.upstream_model,
-            "messages": request.messages,
+            "messages": _prompt(request.messages),
             "tools": request.tools,
             "system": request.system,
             "overrides": None if override is None else override.model_dump(mode="json"),
         }
     else:
-        payload = {"messages": list(request)}
+        payload = {"messages": _prompt(request)}
     return hashlib.sha256(encode_json(payload)).hexdigest()
 
 

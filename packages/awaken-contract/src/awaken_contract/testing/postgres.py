@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["PostgresCluster", "find_postgres_bindir", "postgres_dsn"]
+__all__ = ["PostgresCluster", "find_postgres_bindir", "fresh_database", "postgres_dsn"]
 
 DSN_ENV = "AWAKEN_TEST_POSTGRES_DSN"
 
@@ -156,3 +156,17 @@ def postgres_dsn() -> Iterator[str]:
         yield cluster.dsn
     finally:
         cluster.stop()
+
+
+async def fresh_database(dsn: str, name: str) -> str:
+    """(Re)create the empty database ``name`` on the server of ``dsn``; its DSN."""
+    asyncpg = pytest.importorskip("asyncpg")
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    head, sep, query = dsn.partition("?")
+    base = head.rpartition("/")[0]
+    return f"{base}/{name}{sep}{query}"

@@ -181,7 +181,7 @@ class ToolPipeline:
             await self._backfill([*allowed, *rest], CANCELLED_MESSAGE)
             return blocked, suspended, []
         if host.journal is not None:
-            await host.journal.finished([(item.call, item.output.result) for item in results])
+            await host.journal.finished([(item.call, item.output) for item in results])
         # One frozen snapshot for every call: their writes must merge (Exclusive keys conflict).
         conflicts = StateCommand()
         strategy = host.store.strategy
@@ -263,8 +263,8 @@ class ToolPipeline:
         if journal is None:
             return None
         recorded = journal.recorded(call.id)
-        if recorded is not None:
-            return await self._complete(call, recorded, None, None)
+        if recorded is not None:  # its result and the state effects the tool returned
+            return await self._complete(call, recorded[0], recorded[1], None)
         if not journal.interrupted(call.id) or self._idempotent(call):
             return None
         ticket = interrupted_ticket(call)
@@ -343,7 +343,7 @@ class ToolPipeline:
                 execute_single_tool(host.tools, call, ctx)
             )
             if host.journal is not None:
-                await host.journal.finished([(call, output.result)])
+                await host.journal.finished([(call, output)])
         except RunCancelled:
             await self._complete(
                 call,

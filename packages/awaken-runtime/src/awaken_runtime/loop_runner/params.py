@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from awaken_runtime.cancellation import RunCanceller
     from awaken_runtime.phase.engine import PhaseRuntime
     from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
+    from awaken_runtime.run_journal import ResumePoint
     from awaken_runtime.state.scoped import ScopedStateSync
 
 __all__ = [
@@ -115,6 +116,9 @@ class AgentLoopParams:
     """Writes the run's Shared/Profile keys back to the profile store at every checkpoint."""
     request: RunRequest | None = None
     """The run's request as the caller made it (set from the fields above when not given)."""
+    resume: ResumePoint | None = None
+    """Where an interrupted attempt stopped, given instead of read from a journaled store
+    (deterministic replay re-runs a crash-resumed attempt with it)."""
 
     def __post_init__(self) -> None:
         request = self.request

@@ -20,7 +20,7 @@ from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, 
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
-from awaken_contract.contract.journal import JournaledThreadRunStore
+from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
@@ -46,7 +46,8 @@ from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
 from awaken_runtime.loop_runner.history import last_assistant_text
-from awaken_runtime.loop_runner.params import AgentLoopParams
+from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_inputs
+from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.policies.hook import stop_termination
@@ -123,7 +124,8 @@ class LoopContext:
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
-        self.resume: ResumePoint | None = None
+        self.resume: ResumePoint | None = params.resume
+        self._attempt: AttemptRecord | None = None
         self._sink: EventSink = params.sink
 
     async def open_journal(self) -> None:
@@ -144,7 +146,13 @@ class LoopContext:
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
         self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
+        self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self._sink = JournalingSink(self.params.sink, self.journal)
+
+    def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
+        """Journal the control-channel entries the run just took (replay feeds them again)."""
+        if self.journal is not None:
+            self.journal.record_inputs(control_inputs(entries))
 
     async def flush_journal(self) -> None:
         """Write the events emitted after the last checkpoint (best effort: the run's outcome
@@ -328,8 +336,8 @@ class LoopContext:
                 profile_store=self.params.profile_store,
                 descriptors=self.agent_tool_descriptors(),
                 journal=(
-                    ToolJournal(self.journal, self.resume, lambda: self.step_index)
-                    if self.journal is not None
+                    ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
+                    if self.journal is not None or self.resume is not None
                     else None
                 ),
             )
@@ -370,6 +378,9 @@ class LoopContext:
             parent_run_id=identity.parent_run_id,
             identity=identity,
         )
+        if self._attempt is not None and self.journal is not None:
+            self.journal.record_attempt(self._attempt)
+            self._attempt = None
 
     async def emit_run_start(self) -> None:
         """Emit :meth:`run_start` (again after a resume in place)."""

@@ -51,6 +51,7 @@ async def suspend_and_wait(run: LoopContext, *, step_open: bool) -> TerminationR
         entries: list[ControlMessage] = [first]
         while not channel.empty():
             entries.append(channel.get_nowait())
+        run.record_inputs(entries)
         batch: DecisionBatch = []
         for entry in entries:
             match entry:
@@ -104,16 +105,17 @@ def drain_inbox(run: LoopContext) -> bool:
     channel = run.params.decision_rx
     if channel is None or channel.empty():
         return False
-    appended = False
+    taken: list[ControlMessage] = []
     keep: list[ControlMessage] = []
     while not channel.empty():
         entry = channel.get_nowait()
         match entry:
             case Inbox(messages):
                 run.messages.extend(messages)
-                appended = True
+                taken.append(entry)
             case Decisions():
                 keep.append(entry)
+    run.record_inputs(taken)
     for entry in keep:
         channel.put_nowait(entry)
-    return appended
+    return bool(taken)

@@ -6,7 +6,8 @@
 * one SSE client parser — :func:`iter_sse` / :func:`collect_sse` (:class:`SseFrame`);
 * an embedded uvicorn server that leaves signal handlers alone —
   :mod:`awaken_runtime.testing.asgi` (needs ``uvicorn``, the ``[testing]`` extra);
-* a pytest plugin (entry point ``pytest11``) with the fixtures ``serve``, ``until`` and ``sse``.
+* a pytest plugin (entry point ``pytest11``) with the fixtures ``serve``, ``until`` and ``sse``;
+* :func:`assert_runs_replay` — every finished run of a store replays identical.
 
 ```python
 from awaken_runtime.testing import ScriptedLlm, text_step, tool_call_step
@@ -17,6 +18,7 @@ llm = ScriptedLlm([tool_call_step("c1", "get_weather", {"city": "Tokyo"}), text_
 
 from awaken_runtime.engine.mock import MockLlmExecutor, ScriptedLlm, text_step, tool_step
 from awaken_runtime.testing.polling import wait_until
+from awaken_runtime.testing.replay import assert_runs_replay
 from awaken_runtime.testing.scripted import tool_call_step
 from awaken_runtime.testing.sse import (
     SseFrame,
@@ -30,6 +32,7 @@ __all__ = [
     "MockLlmExecutor",
     "ScriptedLlm",
     "SseFrame",
+    "assert_runs_replay",
     "collect_sse",
     "iter_sse",
     "iter_sse_lines",

@@ -26,7 +26,7 @@ from awaken_server.mailbox.submission import RunSubmission
 from awaken_server.mailbox.submit import SubmitHandle, SubmitResult, SubmitStatus, Submitter
 from awaken_server.mailbox.worker import WorkerState
 from awaken_server.metrics import ServerMetrics
-from awaken_server.sse import EventHubRegistry
+from awaken_server.sse import EventHubRegistry, hub_registry_for
 
 __all__ = ["Mailbox", "SubmitHandle", "SubmitResult", "SubmitStatus", "WorkerState"]
 
@@ -65,7 +65,7 @@ class Mailbox:
             run_store,
             consumer_id or f"awaken-{new_id()}",
             config or MailboxConfig(),
-            hubs or EventHubRegistry(),
+            hubs or hub_registry_for(run_store),
             metrics,
             default_agent_id,
         )

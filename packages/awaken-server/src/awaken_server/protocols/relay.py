@@ -1,16 +1,17 @@
-"""Relaying a run into a protocol stream: encode each event, buffer the frames, stream them.
+"""Relaying a run into a protocol stream, and helpers the protocol routes share.
 
-A protocol route hands an :class:`EncodingSink` to the mailbox (or reconnects a live run to
-it). The sink runs the protocol encoder and publishes every frame into a
-:class:`~awaken_server.sse.RunEventHub`, so the HTTP response (and any reconnecting client)
-reads frames from the hub, never from the run: a client that goes away never slows the run.
+Runs submitted through the mailbox are streamed from their run hub (:mod:`.run_stream`), so
+the frames carry journal seqs and can be resumed from the journal. A run outside the mailbox
+(a draft-agent preview) writes into an :class:`EncodingSink`, which runs the protocol encoder
+and publishes every frame into its own :class:`~awaken_server.sse.RunEventHub`: the HTTP
+response reads the hub, never the run, so a client that goes away never slows the run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from awaken_contract.codec import encode_json
@@ -18,10 +19,10 @@ from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.run_plan import find_waiting_run
-from awaken_contract.contract.suspension import ToolCallResume
 from starlette.responses import Response, StreamingResponse
 
 from awaken_server.mailbox.submission import RunSubmission
+from awaken_server.protocols.run_stream import ProtocolCodec, live_response
 from awaken_server.sse import RunEventHub, sse_response
 from awaken_server.state import AppState
 
@@ -103,39 +104,12 @@ def stream_frames(
 
 
 async def submit_and_stream(
-    state: AppState,
-    submission: RunSubmission,
-    hub: RunEventHub,
-    sink: EncodingSink,
-    headers: dict[str, str],
+    state: AppState, submission: RunSubmission, codec: ProtocolCodec, headers: dict[str, str]
 ) -> StreamingResponse:
-    """Queue ``submission`` with ``sink`` attached and stream ``hub`` until the run ends."""
-    handle = await state.mailbox.submit(submission, sink=sink)
-    close_when_done(handle.task, hub)
-    return stream_frames(state, hub, headers)
-
-
-async def deliver_live(
-    state: AppState,
-    thread_id: str,
-    run_id: str,
-    decisions: Iterable[tuple[str, ToolCallResume]],
-    hub: RunEventHub,
-    sink: EncodingSink,
-) -> bool:
-    """Switch the thread's live run ``run_id`` to ``sink`` and hand it ``decisions``.
-
-    The sink is switched first, so that no resumed event is lost. When no decision is
-    accepted ``hub`` is closed and the answer is ``False``.
-    """
-    accepted = False
-    if state.mailbox.reconnect_sink(thread_id, sink):
-        for target, resume in decisions:
-            delivered = state.runtime.send_decision(run_id, target, resume)
-            accepted = delivered or accepted
-    if not accepted:
-        hub.close()
-    return accepted
+    """Queue ``submission`` (foreground) and stream its run's events, encoded by ``codec``,
+    until the protocol's terminal frame (ids are journal seqs, see :mod:`.run_stream`)."""
+    handle = await state.mailbox.submit(submission)
+    return live_response(state, codec, handle.hub, headers, reserved=handle.reservation)
 
 
 def empty_stream(headers: dict[str, str]) -> Response:
@@ -153,3 +127,12 @@ async def stored_message_ids(state: AppState, thread_id: str) -> set[str]:
     """Ids of the messages already persisted on ``thread_id``."""
     messages = await state.store.load_messages(thread_id) or []
     return {m.id for m in messages if m.id}
+
+
+async def latest_run_id(state: AppState, thread_id: str) -> str | None:
+    """The thread's live run in this process, else its latest recorded run."""
+    hub = state.hubs.for_thread(thread_id)
+    if hub is not None and not hub.closed:
+        return hub.run_id
+    run = await state.store.latest_run(thread_id)
+    return None if run is None else run.run_id

@@ -17,6 +17,7 @@ from awaken_contract.errors import (
 )
 
 from awaken_stores._journal_local import hub_for
+from awaken_stores._journal_watch import ExternalChangeWatcher
 from awaken_stores.file.files import JOURNAL
 from awaken_stores.file.rollback import _recover
 
@@ -33,12 +34,18 @@ class _FileDb:
         self._lock_depth = 0
         self._thread_lock = threading.RLock()
         self.journal_hub = hub_for(str(self.base.resolve()))
+        self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._base_version)
         if (self.base / JOURNAL).exists():
             with self.write_lock():
                 _recover(self.base)
         for sub in ("threads", "messages", "heads", "runs"):
             for orphan in (self.base / sub).glob(".*.bak") if (self.base / sub).is_dir() else ():
                 orphan.unlink(missing_ok=True)
+
+    async def _base_version(self) -> int:
+        """Changes with every commit of any process: each one writes and removes the rollback
+        journal in the base directory."""
+        return await self.run(lambda: os.stat(self.base).st_mtime_ns)
 
     async def run(self, fn: Callable[[], T]) -> T:
         """Run blocking file work on the store's worker thread; OS errors become Io errors."""
@@ -91,4 +98,5 @@ class _FileBacked:
 
     async def close(self) -> None:
         """Stop the worker thread (a later operation starts a new one)."""
+        self._db.journal_watch.stop()
         await asyncio.get_running_loop().run_in_executor(None, self._db.close)

@@ -93,6 +93,7 @@ class FileJournal(_FileBacked):
         return await self._db.run(count)
 
     def subscribe(self, run_id: str) -> JournalSubscription:
-        """In-process notification: appends through any ``FileStore`` of this process on the
-        same directory wake the subscriber; other processes are seen by ``follow``'s poll."""
-        return self._db.journal_hub.subscribe(run_id)
+        """Appends through any ``FileStore`` of this process on the same directory wake the
+        subscriber at once; commits by other processes within ~0.1 s (the base directory's
+        modification time is checked while anyone is subscribed)."""
+        return self._db.journal_watch.subscribe(run_id)

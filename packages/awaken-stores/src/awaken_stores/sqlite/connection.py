@@ -22,6 +22,7 @@ import aiosqlite
 from awaken_contract.errors import StorageIoError
 
 from awaken_stores._journal_local import LocalJournalHub, hub_for
+from awaken_stores._journal_watch import ExternalChangeWatcher
 from awaken_stores.sqlite.schema import _migrate
 
 T = TypeVar("T")
@@ -129,6 +130,16 @@ class _SqliteDb:
         self._writer = _Lane(self._open_writer)
         self._reader = self._writer if in_memory else _Lane(self._open_reader)
         self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
+        self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._data_version)
+
+    async def _data_version(self) -> int:
+        """Changes whenever another connection (another process) committed to the file (read
+        on the writer connection: the reader would also see this process's own commits)."""
+        return int(
+            await self._writer.queue(
+                lambda c: c.execute("PRAGMA data_version").fetchone()[0], False
+            )
+        )
 
     async def _connect(self) -> aiosqlite.Connection:
         pending = aiosqlite.connect(self.path, isolation_level=None)
@@ -182,6 +193,7 @@ class _SqliteDb:
         return await self._writer.queue(fn, True)
 
     async def close(self) -> None:
+        self.journal_watch.stop()
         await self._writer.close()
         if self._reader is not self._writer:
             await self._reader.close()

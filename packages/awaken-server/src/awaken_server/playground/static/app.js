@@ -416,7 +416,7 @@ async function openTimeline(runId) {
       if (!resumed || (await api.run(runId)).status === "waiting") break;
     }
     if (!entries.length) {
-      ui.timelineNote.textContent = "This server no longer holds the events of this run (the replay buffer keeps recent runs only).";
+      ui.timelineNote.textContent = "This server no longer holds the events of this run (its journal was pruned).";
       return;
     }
     renderTimeline(entries, true);

@@ -182,7 +182,7 @@ def _request_id(raw: bytes) -> RequestId:
     """The request's id, when the body is readable enough to have one."""
     try:
         body = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # malformed, or nested too deep to decode
         return None
     value = body.get("id") if isinstance(body, dict) else None
     return value if isinstance(value, str | int) and not isinstance(value, bool) else None

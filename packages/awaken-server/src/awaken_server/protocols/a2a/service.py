@@ -37,6 +37,7 @@ from awaken_server.protocols.a2a.requests import (
     validate_send,
 )
 from awaken_server.protocols.a2a.tasks import TaskRef, TaskService
+from awaken_server.protocols.a2a.watch import POLL_INTERVAL_SECS, task_changes
 from awaken_server.protocols.a2a.wire import (
     A2aMessage,
     AgentCard,
@@ -57,8 +58,6 @@ from awaken_server.state import AppState
 
 __all__ = ["A2aService", "Accepted", "decision_of", "parse_status"]
 
-POLL_INTERVAL_SECS = 0.1
-"""How often blocking sends, streams and push drivers re-read the task."""
 BLOCKING_TIMEOUT_SECS = 300.0
 """Longest a blocking send waits before answering with the current snapshot."""
 CANCEL_WAIT_SECS = 5.0
@@ -153,7 +152,8 @@ class A2aService:
     async def updates(
         self, task: Task, *, history_length: int | None = None, first_as_task: bool = True
     ) -> AsyncIterator[StreamResponse]:
-        """Frames for ``task`` from now until it is terminal or interrupted (polling)."""
+        """Frames for ``task`` from now until it is terminal or interrupted: the snapshot is
+        re-read whenever the task's run journal commits (any instance; see :mod:`.watch`)."""
         if first_as_task:
             yield StreamResponse(task=task)
         else:
@@ -161,30 +161,31 @@ class A2aService:
         last_status = msgspec.json.encode(task.status)
         last_artifacts = msgspec.json.encode(task.artifacts or [])
         current = task
-        while not current.status.state.ends_stream:
-            await asyncio.sleep(POLL_INTERVAL_SECS)
-            fresh = await self.snapshot(task.id, history_length=history_length)
-            if fresh is None:
-                return
-            current = fresh
-            status = msgspec.json.encode(current.status)
-            if status != last_status:
-                last_status = status
-                yield _status_frame(current)
-            artifacts = msgspec.json.encode(current.artifacts or [])
-            if artifacts != last_artifacts:
-                last_artifacts = artifacts
-                items = current.artifacts or []
-                for index, artifact in enumerate(items):
-                    yield StreamResponse(
-                        artifact_update=TaskArtifactUpdateEvent(
-                            task_id=current.id,
-                            context_id=current.context_id,
-                            artifact=artifact,
-                            append=False,
-                            last_chunk=index == len(items) - 1,
+        async with task_changes(self.state.store, task.id) as changed:
+            while not current.status.state.ends_stream:
+                await changed()
+                fresh = await self.snapshot(task.id, history_length=history_length)
+                if fresh is None:
+                    return
+                current = fresh
+                status = msgspec.json.encode(current.status)
+                if status != last_status:
+                    last_status = status
+                    yield _status_frame(current)
+                artifacts = msgspec.json.encode(current.artifacts or [])
+                if artifacts != last_artifacts:
+                    last_artifacts = artifacts
+                    items = current.artifacts or []
+                    for index, artifact in enumerate(items):
+                        yield StreamResponse(
+                            artifact_update=TaskArtifactUpdateEvent(
+                                task_id=current.id,
+                                context_id=current.context_id,
+                                artifact=artifact,
+                                append=False,
+                                last_chunk=index == len(items) - 1,
+                            )
                         )
-                    )
 
     async def start_push(self, ref: TaskRef) -> None:
         """Start a delivery driver for every stored config of the task."""

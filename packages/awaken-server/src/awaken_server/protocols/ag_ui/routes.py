@@ -1,4 +1,4 @@
-"""AG-UI routes: runs (body-, thread- or agent-addressed), interrupt and history.
+"""AG-UI routes: runs (body-, thread- or agent-addressed), reconnect, interrupt and history.
 
 Mount with ``create_app(state, extra_routes=ag_ui_routes())``.
 """
@@ -21,15 +21,14 @@ from awaken_server.protocols.ag_ui.request import AgUiRunInput, RunAgentInput, d
 from awaken_server.protocols.control import interrupt_thread
 from awaken_server.protocols.frontend_context import with_frontend_context
 from awaken_server.protocols.paging import page, visible
-from awaken_server.protocols.relay import (
-    EncodingSink,
-    deliver_live,
-    stream_frames,
-    submit_and_stream,
-    waiting_targets,
+from awaken_server.protocols.relay import latest_run_id, submit_and_stream, waiting_targets
+from awaken_server.protocols.run_stream import (
+    ProtocolCodec,
+    live_decision_response,
+    resume_response,
 )
 from awaken_server.security.streams import StreamRoute
-from awaken_server.sse import RunEventHub
+from awaken_server.sse import parse_last_event_id
 from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
@@ -47,19 +46,19 @@ def _is_terminal(event: dict[str, Any]) -> bool:
     return event.get("type") in _TERMINAL_EVENTS
 
 
-async def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> RunEventHub | None:
+AG_UI_CODEC = ProtocolCodec(lambda: AgUiEncoder().encode, _is_terminal)
+"""AG-UI events of a run's events (one encoder per stream)."""
+
+
+def _deliver_live(state: AppState, thread_id: str, run: AgUiRunInput) -> Response | None:
     """Hand the decisions to the run waiting live on the thread; its stream, when accepted."""
     run_id = state.mailbox.active_run_id(thread_id)
     if run_id is None:
         return None
-    hub = RunEventHub(new_id(), thread_id, state.config.replay_buffer_capacity)
-    encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id)
-    sink = EncodingSink(encoder.encode, hub, _is_terminal, close_on_terminal=True)
-    if not await deliver_live(state, thread_id, run_id, run.decisions, hub, sink):
-        return None
-    if run.messages:
+    live = live_decision_response(state, AG_UI_CODEC, run_id, run.decisions, AG_UI_STREAM_HEADERS)
+    if live is not None and run.messages:
         state.runtime.send_messages(run_id, run.messages)
-    return hub
+    return live
 
 
 async def _run(
@@ -77,11 +76,9 @@ async def _run(
         waiting_targets=await waiting_targets(state, thread_id),
     )
     if run.decisions:
-        live = await _deliver_live(state, thread_id, run)
+        live = _deliver_live(state, thread_id, run)
         if live is not None:
-            return stream_frames(state, live, AG_UI_STREAM_HEADERS)
-    hub = RunEventHub(new_id(), thread_id, state.config.replay_buffer_capacity)
-    sink = EncodingSink(AgUiEncoder().encode, hub, _is_terminal)
+            return live
     submission = RunSubmission(
         thread_id=thread_id,
         messages=with_frontend_context(run.messages, run.context),
@@ -90,7 +87,7 @@ async def _run(
         decisions=run.decisions,
         frontend_tools=run.frontend_tools,
     )
-    return await submit_and_stream(state, submission, hub, sink, AG_UI_STREAM_HEADERS)
+    return await submit_and_stream(state, submission, AG_UI_CODEC, AG_UI_STREAM_HEADERS)
 
 
 async def run(request: Request) -> Response:
@@ -106,6 +103,18 @@ async def thread_run(request: Request) -> Response:
 async def agent_run(request: Request) -> Response:
     """``POST /v1/ag-ui/agents/:agent_id/runs``: the path names the agent."""
     return await _run(request, agent_id=request.path_params["agent_id"])
+
+
+async def reconnect(request: Request) -> Response:
+    """``GET /v1/ag-ui/threads/:thread_id/replay``: the thread's latest stream from the run
+    journal after ``Last-Event-ID`` (its seq; or ``?after=``), then live; without an id the
+    whole current stream (204 when the latest run finished or nothing is left)."""
+    state = state_of(request)
+    run_id = await latest_run_id(state, request.path_params["thread_id"])
+    after = parse_last_event_id(request.headers.get("last-event-id"))
+    if after is None:
+        after = parse_last_event_id(request.query_params.get("after"))
+    return await resume_response(state, AG_UI_CODEC, run_id, after, AG_UI_STREAM_HEADERS)
 
 
 async def thread_messages(request: Request) -> Response:
@@ -126,6 +135,7 @@ def ag_ui_routes() -> list[BaseRoute]:
         StreamRoute("/v1/ag-ui/run", run, methods=["POST"]),
         StreamRoute("/v1/ag-ui/threads/{thread_id}/runs", thread_run, methods=["POST"]),
         StreamRoute("/v1/ag-ui/agents/{agent_id}/runs", agent_run, methods=["POST"]),
+        StreamRoute("/v1/ag-ui/threads/{thread_id}/replay", reconnect, methods=["GET"]),
         Route("/v1/ag-ui/threads/{thread_id}/interrupt", interrupt_thread, methods=["POST"]),
         Route("/v1/ag-ui/threads/{thread_id}/messages", thread_messages, methods=["GET"]),
     ]

@@ -26,15 +26,20 @@ from awaken_server.protocols.paging import page, visible
 from awaken_server.protocols.relay import (
     EncodingSink,
     close_when_done,
-    deliver_live,
     empty_stream,
+    latest_run_id,
     stored_message_ids,
     stream_frames,
     submit_and_stream,
     waiting_targets,
 )
+from awaken_server.protocols.run_stream import (
+    ProtocolCodec,
+    live_decision_response,
+    resume_response,
+)
 from awaken_server.security.streams import StreamRoute
-from awaken_server.sse import EventHubRegistry, RunEventHub, parse_last_event_id
+from awaken_server.sse import RunEventHub, parse_last_event_id
 from awaken_server.state import AppState, state_of
 from awaken_server.wire import json_response, read_json
 
@@ -46,7 +51,6 @@ UI_MESSAGE_STREAM_HEADERS = {
 }
 """Response headers of every AI SDK streaming route."""
 
-_HUBS_KEY = "ai_sdk.hubs"
 _TERMINAL_PARTS = frozenset({"finish", "error"})
 
 
@@ -54,39 +58,18 @@ def _is_terminal(part: dict[str, Any]) -> bool:
     return part.get("type") in _TERMINAL_PARTS
 
 
-def stream_hubs(state: AppState) -> EventHubRegistry:
-    """The replay buffers of AI SDK streams (one per chat request, latest per thread)."""
-    hubs = state.extra.get(_HUBS_KEY)
-    if not isinstance(hubs, EventHubRegistry):
-        hubs = EventHubRegistry(state.config.replay_buffer_capacity)
-        state.extra[_HUBS_KEY] = hubs
-    return hubs
+AI_SDK_CODEC = ProtocolCodec(lambda: AiSdkEncoder().encode, _is_terminal)
+"""UI-message-stream parts of a run's events (one encoder per stream)."""
 
 
-def _new_stream(
-    state: AppState, thread_id: str, *, close_on_terminal: bool = False
-) -> tuple[RunEventHub, EncodingSink]:
-    hubs = stream_hubs(state)
-    hubs.purge()
-    hub = hubs.open(new_id(), thread_id)
-    encoder = AiSdkEncoder()
-    return hub, EncodingSink(encoder.encode, hub, _is_terminal, close_on_terminal=close_on_terminal)
-
-
-async def _deliver_live(
+def _deliver_live(
     state: AppState, thread_id: str, decisions: list[tuple[str, ToolCallResume]]
-) -> RunEventHub | None:
-    """Hand decisions to the run waiting live on ``thread_id``; the stream of its continuation.
-
-    The run's sink is switched to a new buffer first, so that no resumed event is lost.
-    """
+) -> Response | None:
+    """Hand decisions to the run waiting live on ``thread_id``; the stream of its continuation."""
     run_id = state.mailbox.active_run_id(thread_id)
     if run_id is None:
         return None
-    hub, sink = _new_stream(state, thread_id, close_on_terminal=True)
-    if not await deliver_live(state, thread_id, run_id, decisions, hub, sink):
-        return None
-    return hub
+    return live_decision_response(state, AI_SDK_CODEC, run_id, decisions, UI_MESSAGE_STREAM_HEADERS)
 
 
 async def _chat(
@@ -102,12 +85,11 @@ async def _chat(
         waiting_targets=await waiting_targets(state, thread_id),
     )
     if chat.decisions:
-        live = await _deliver_live(state, thread_id, chat.decisions)
+        live = _deliver_live(state, thread_id, chat.decisions)
         if live is not None:
-            return stream_frames(state, live, UI_MESSAGE_STREAM_HEADERS)
+            return live
     if not chat.messages and not chat.decisions:
         return empty_stream(UI_MESSAGE_STREAM_HEADERS)
-    hub, sink = _new_stream(state, thread_id)
     submission = RunSubmission(
         thread_id=thread_id,
         messages=with_frontend_context(chat.messages, chat.state),
@@ -115,7 +97,7 @@ async def _chat(
         adapter=AdapterKind.AI_SDK,
         decisions=chat.decisions,
     )
-    return await submit_and_stream(state, submission, hub, sink, UI_MESSAGE_STREAM_HEADERS)
+    return await submit_and_stream(state, submission, AI_SDK_CODEC, UI_MESSAGE_STREAM_HEADERS)
 
 
 async def chat(request: Request) -> Response:
@@ -145,13 +127,13 @@ async def agent_preview(request: Request) -> Response:
 
 
 async def resume_stream(request: Request) -> Response:
-    """``GET /v1/ai-sdk/chat/:thread_id/stream``: replay after ``Last-Event-ID``, then live."""
+    """``GET /v1/ai-sdk/chat/:thread_id/stream``: the thread's latest stream from the run
+    journal after ``Last-Event-ID`` (its seq), then live; without it the whole current stream
+    (204 when the thread's latest run finished, or nothing is left after the id)."""
     state = state_of(request)
-    hub = stream_hubs(state).for_thread(request.path_params["thread_id"])
-    if hub is None or hub.closed:
-        return Response(status_code=204)
+    run_id = await latest_run_id(state, request.path_params["thread_id"])
     after = parse_last_event_id(request.headers.get("last-event-id"))
-    return stream_frames(state, hub, UI_MESSAGE_STREAM_HEADERS, after=after)
+    return await resume_response(state, AI_SDK_CODEC, run_id, after, UI_MESSAGE_STREAM_HEADERS)
 
 
 async def thread_messages(request: Request) -> Response:
