@@ -108,7 +108,7 @@ async def _run_body(run: LoopContext) -> TerminationReason:
     try:
         await run.checkpoint(events=[run_start])
     except BaseException:
-        await run.emit(run_start)  # the stream still opens with it (journaled later)
+        await run.emit_run_start()  # the stream still opens with it (journaled later)
         raise
     await run.deliver(run_start)
     await run.pipeline.replay_resumed()

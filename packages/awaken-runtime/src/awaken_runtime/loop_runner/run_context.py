@@ -378,6 +378,9 @@ class LoopContext:
             parent_run_id=identity.parent_run_id,
             identity=identity,
         )
+
+    def _record_attempt(self) -> None:
+        """Journal this attempt's starting point right after its first ``run_start``."""
         if self._attempt is not None and self.journal is not None:
             self.journal.record_attempt(self._attempt)
             self._attempt = None
@@ -385,6 +388,7 @@ class LoopContext:
     async def emit_run_start(self) -> None:
         """Emit :meth:`run_start` (again after a resume in place)."""
         await self.emit(self.run_start())
+        self._record_attempt()
 
     async def complete_step(self, *, checkpoint: bool = True) -> None:
         """StepEnd phase, checkpoint, then ``state_snapshot`` + ``step_end``."""
@@ -433,6 +437,8 @@ class LoopContext:
             if journal is not None and isinstance(target, JournaledThreadRunStore):
                 for event in events:
                     journal.record_event(event)
+                    if isinstance(event, RunStart):
+                        self._record_attempt()
                 records = journal.take()
                 entries = await target.checkpoint_step(
                     self.identity.thread_id,
