@@ -111,10 +111,15 @@ class StepJournal:
             )
         )
 
-    def record_attempt(self, attempt: AttemptRecord) -> None:
+    def record_attempt(self, attempt: AttemptRecord, *, skip_seq: bool = True) -> None:
         """Buffer what this attempt of the loop starts from (committed with its first
-        checkpoint); deterministic replay rebuilds the attempt from it."""
-        self._record(attempt)
+        checkpoint); deterministic replay rebuilds the attempt from it. ``skip_seq=False``:
+        the caller skips its seq on the sink itself (after sending the ``run_start`` that
+        precedes it)."""
+        if skip_seq:
+            self._record(attempt)
+        else:
+            self._buffer.append(attempt)
 
     def record_inputs(self, entries: Sequence[ControlInput]) -> None:
         """Buffer the control-channel entries the run took in one read."""

@@ -126,6 +126,7 @@ class LoopContext:
         self.journal: StepJournal | None = None
         self.resume: ResumePoint | None = params.resume
         self._attempt: AttemptRecord | None = None
+        self._owed_skip = False
         self._sink: EventSink = params.sink
 
     async def open_journal(self) -> None:
@@ -243,6 +244,9 @@ class LoopContext:
     async def deliver(self, event: AgentEvent) -> None:
         """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
         await (self.params.sink if self.journal is not None else self.sink).emit(event)
+        if self._owed_skip and isinstance(event, RunStart):
+            self._owed_skip = False
+            self.params.sink.skip_seq(1)  # the attempt record journaled after it
 
     def state_snapshot(self) -> StateSnapshot | None:
         """``state_snapshot`` of the current state, when the sink wants one."""
@@ -437,8 +441,11 @@ class LoopContext:
             if journal is not None and isinstance(target, JournaledThreadRunStore):
                 for event in events:
                     journal.record_event(event)
-                    if isinstance(event, RunStart):
-                        self._record_attempt()
+                    if isinstance(event, RunStart) and self._attempt is not None:
+                        # its seq is skipped once the run_start before it was sent (deliver)
+                        journal.record_attempt(self._attempt, skip_seq=False)
+                        self._attempt = None
+                        self._owed_skip = True
                 records = journal.take()
                 entries = await target.checkpoint_step(
                     self.identity.thread_id,
