@@ -4,9 +4,7 @@
 and result) and hands them to the step checkpoint, which writes them in the same transaction.
 Tool lifecycle records are made durable at once: ``tool_started`` *before* the tool runs (a
 crash mid-call must be visible after restart) and ``tool_finished`` right after it returns (a
-finished call is never run again) — except the results of idempotent calls, which go with the
-step checkpoint that follows (a crash in between re-runs them, which their tools declared
-harmless). The loop is the run's only writer while it holds the
+finished call is never run again). The loop is the run's only writer while it holds the
 mailbox claim, so it fences every write with ``expected_last_seq``: a zombie attempt whose
 claim was taken over fails with ``VersionConflict`` instead of interleaving.
 
@@ -72,7 +70,7 @@ RecordedTool = tuple[ToolResult, StateCommand | None]
 class StepJournal:
     """The run's journal writer: a buffer flushed by the step checkpoint (or a tool record)."""
 
-    __slots__ = ("_buffer", "_idempotent", "last_seq", "run_id", "sink", "store")
+    __slots__ = ("_buffer", "last_seq", "run_id", "sink", "store")
 
     def __init__(
         self,
@@ -86,7 +84,6 @@ class StepJournal:
         self.last_seq = last_seq
         self.sink = sink
         self._buffer: list[JournalRecord] = []
-        self._idempotent: set[str] = set()
 
     def _record(self, record: JournalRecord) -> None:
         """Buffer a record that is not an event (its seq is skipped by seq-numbering sinks)."""
@@ -130,8 +127,6 @@ class StepJournal:
         """Durably record that the calls (with their idempotency) are about to execute —
         before any side effect."""
         for call, idempotent in calls:
-            if idempotent:
-                self._idempotent.add(call.id)
             self._record(
                 ToolStartedRecord(
                     call_id=call.id,
@@ -145,9 +140,7 @@ class StepJournal:
 
     async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
         """Record the results of executed calls, with the state commands they returned (a
-        recorded result re-applies them): durable at once unless every call is idempotent
-        (then the step checkpoint commits them)."""
-        eager = False
+        recorded result re-applies them), durably at once."""
         for call, output in results:
             self._record(
                 ToolFinishedRecord(
@@ -157,10 +150,7 @@ class StepJournal:
                     command=encode_command(output.command),
                 )
             )
-            eager = eager or call.id not in self._idempotent
-            self._idempotent.discard(call.id)
-        if eager:
-            await self.flush()
+        await self.flush()
 
     def take(self) -> list[JournalRecord]:
         """The buffered records, handed to a checkpoint (which commits them)."""
