@@ -1,20 +1,22 @@
 """Browser fixtures: a real ``awaken serve`` subprocess and headless Chromium under Selenium.
 
-The server is the installed ``awaken`` command on a free loopback port with a SQLite file store,
-an API key and the offline demo model (every provider key is removed from its environment).
-``streaming_server`` embeds the app with a model that streams reasoning and text in pieces,
-held at a gate the test opens. Chromium and chromedriver come from the OS packages (Debian
-``chromium`` + ``chromium-driver``); without them the tests skip, except under ``CI`` where
-they fail. Each test gets a fresh browser profile and leaves a screenshot
-``<test name>.png`` in its ``tmp_path``.
+The server is the installed ``awaken`` command on a loopback port it binds itself (``--port 0``,
+read back from its banner: no free-port probe another process could win) with a SQLite file
+store, an API key and the offline demo model (every provider key is removed from its
+environment). ``streaming_server`` embeds the app (:class:`ThreadedServer`, port 0) with a model
+that streams reasoning and text in pieces, held at a gate the test opens. Chromium and
+chromedriver come from the OS packages (Debian ``chromium`` + ``chromium-driver``); without them
+the tests skip, except under ``CI`` where they fail. Each test gets a fresh browser profile and
+leaves a screenshot ``<test name>.png`` in its ``tmp_path``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -26,7 +28,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import (
     LlmStreamEvent,
@@ -38,6 +39,7 @@ from awaken_contract.contract.inference import (
 )
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.testing.asgi import ThreadedServer
 from awaken_server.app import AppState, ServerConfig, create_app
 from awaken_server.playground import playground_routes
 from awaken_stores import InMemoryStore
@@ -104,13 +106,6 @@ def chromium() -> Chromium:
     return Chromium(binary, driver)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
 class LiveServer:
     """A running ``awaken serve``."""
@@ -120,17 +115,26 @@ class LiveServer:
     log: Path
 
 
-def _wait_healthy(server: LiveServer, deadline_secs: float) -> None:
+_BANNER = re.compile(rb"awaken serving on (http://127\.0\.0\.1:\d+)")
+
+
+def _wait_healthy(process: subprocess.Popen[bytes], log: Path, deadline_secs: float) -> str:
+    """The URL ``awaken serve --port 0`` announces once it has bound its socket (so no other
+    process can hold the port), after its ``/health/live`` answers."""
     deadline = time.monotonic() + deadline_secs
-    last = "no answer"
+    last = "no banner yet"
+    url: str | None = None
     while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise AssertionError(f"awaken serve exited: {server.log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{server.url}/health/live", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError as exc:
-            last = repr(exc)
+        if process.poll() is not None:
+            raise AssertionError(f"awaken serve exited: {log.read_text()[-2000:]}")
+        if url is None and (found := _BANNER.search(log.read_bytes())) is not None:
+            url = found.group(1).decode()
+        if url is not None:
+            try:
+                if httpx.get(f"{url}/health/live", timeout=2).status_code == 200:
+                    return url
+            except httpx.HTTPError as exc:
+                last = repr(exc)
         time.sleep(0.2)  # poll interval of a process we cannot get an event from
     raise AssertionError(f"awaken serve not healthy after {deadline_secs}s ({last})")
 
@@ -139,7 +143,6 @@ def _wait_healthy(server: LiveServer, deadline_secs: float) -> None:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """``awaken serve`` with SQLite, an API key and the demo model, for this module."""
     folder = tmp_path_factory.mktemp("awaken-serve")
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in _PROVIDER_ENV}
     env["AWAKEN_API_KEYS"] = API_KEY
     command = Path(sys.executable).with_name("awaken")
@@ -152,7 +155,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
                 "--store",
                 f"sqlite:///{folder / 'awaken.db'}",
                 "--port",
-                str(port),
+                "0",  # the OS picks a free port; the banner names it
                 "--log-level",
                 "warning",
             ],
@@ -161,10 +164,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    server = LiveServer(f"http://127.0.0.1:{port}", process, log)
     try:
-        _wait_healthy(server, WAIT_SECS)
-        yield server
+        yield LiveServer(_wait_healthy(process, log, WAIT_SECS), process, log)
     finally:
         process.terminate()
         try:
@@ -313,33 +314,18 @@ def streaming_server() -> Iterator[EmbeddedServer]:
         .with_model("m", ModelSpec(id="m", provider="gated", model="gated-1"))
         .build()
     )
-    port = _free_port()
-    ready = threading.Event()
-    holder: dict[str, uvicorn.Server] = {}
 
-    async def serve() -> None:
-        config = ServerConfig(address=f"127.0.0.1:{port}", default_agent_id="streamer")
+    @contextlib.asynccontextmanager
+    async def app() -> AsyncIterator[Any]:
+        config = ServerConfig(address="127.0.0.1:0", default_agent_id="streamer")
         state = AppState.build(runtime, InMemoryStore(), config=config)
-        app = create_app(state, extra_routes=playground_routes())
-        server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-        )
-        holder["server"] = server
-        original_startup = server.startup
+        yield create_app(state, extra_routes=playground_routes())
 
-        async def startup(sockets: Any = None) -> None:
-            await original_startup(sockets)
-            ready.set()
-
-        server.startup = startup  # type: ignore[method-assign]
-        await server.serve()
-
-    thread = threading.Thread(target=lambda: asyncio.run(serve()), daemon=True)
-    thread.start()
-    assert ready.wait(WAIT_SECS), "the embedded playground server did not start"
+    # binds port 0 itself (no free-port probe another process could win) and waits until it
+    # listens; uvicorn runs the app's lifespan (mailbox start/stop) on the server's loop
+    server = ThreadedServer(app).start()
     try:
-        yield EmbeddedServer(f"http://127.0.0.1:{port}", model)
+        yield EmbeddedServer(server.base_url, model)
     finally:
         model.gate.set()
-        holder["server"].should_exit = True
-        thread.join(30)
+        server.stop()

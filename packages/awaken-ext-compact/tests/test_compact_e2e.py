@@ -119,6 +119,7 @@ async def test_message_count_trigger_summary_bridge_and_tail(tmp_path: Path) -> 
     transcript = await store.load_messages("t")
     assert transcript is not None and len(transcript) == 10
     assert all("SUMMARY" not in m.text() for m in transcript)  # request-only
+    await plugin.close()  # no summary outlives the store
     await store.close()
 
 
@@ -131,6 +132,7 @@ async def test_the_summary_is_thread_state_reused_by_a_fresh_runtime(tmp_path: P
         await _say(runtime, f"u{n}")
     await plugin.jobs.wait("t")
     await _say(runtime, "u4")  # picks the finished summary up and commits it
+    await plugin.close()  # no summary outlives the store
     await store.close()
 
     main = ScriptedLlm([])
@@ -138,6 +140,7 @@ async def test_the_summary_is_thread_state_reused_by_a_fresh_runtime(tmp_path: P
     await _say(again, "u5")
     assert fresh.jobs.latest("t") is None
     assert "SUMMARY#1" in _layout(main.requests[0])[1]
+    await fresh.close()  # no summary outlives the store
     await store.close()
 
 
@@ -156,6 +159,7 @@ async def test_token_trigger_when_the_window_is_known(tmp_path: Path) -> None:
     await plugin.jobs.wait("t")
     # message count alone (8 < 40) would never have triggered
     assert CompactConfig().trigger_messages == 40
+    await plugin.close()  # no summary outlives the store
     await store.close()
 
 
@@ -173,6 +177,7 @@ async def test_a_run_waits_only_when_the_window_would_overflow(tmp_path: Path) -
     compactor.gate.set()
     await overflowing
     assert "SUMMARY#1" in main.requests[-1].messages[1].text()
+    await plugin.close()  # no summary outlives the store
     await store.close()
 
 
@@ -191,6 +196,7 @@ async def test_single_flight_under_concurrent_runs_on_one_thread(tmp_path: Path)
     compactor.gate.set()
     await plugin.jobs.wait("t")
     assert len(compactor.requests) == 1
+    await plugin.close()  # no summary outlives the store
     await store.close()
 
 
@@ -208,4 +214,5 @@ async def test_a_failing_compactor_never_breaks_the_run(tmp_path: Path) -> None:
     result = await _say(runtime, "u3")
     assert result.response == "Done." and plugin.jobs.latest("t") is None
     assert [m.role for m in main.requests[-1].messages][:2] == [Role.SYSTEM, Role.USER]
+    await plugin.close()  # no summary outlives the store
     await store.close()

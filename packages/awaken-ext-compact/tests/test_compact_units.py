@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from awaken_contract.contract.message import Message, Role, ToolCall
 from awaken_contract.errors import KeyDecode
+from awaken_contract.host import HostedPlugin
 from awaken_contract.registry_spec import AgentSpec, ContextWindowPolicy
 from awaken_contract.state import MutationBatch
 from awaken_ext_compact import (
@@ -125,3 +128,25 @@ def test_activation_fails_without_a_compactor() -> None:
         CompactPlugin().on_activate(named, MutationBatch())
     with pytest.raises(ValidationError):
         CompactConfig(trigger_ratio=2)
+
+
+async def test_close_cancels_summaries_in_flight_and_refuses_new_ones() -> None:
+    plugin = CompactPlugin()
+    assert isinstance(plugin, HostedPlugin)  # the host closes it at shutdown
+    entered, ended = asyncio.Event(), asyncio.Event()
+
+    async def blocked() -> CompactSummary:
+        entered.set()
+        try:
+            await asyncio.Event().wait()  # a summary that never finishes by itself
+        finally:
+            ended.set()
+        raise AssertionError("unreachable")
+
+    assert plugin.jobs.start("t", blocked)
+    await entered.wait()
+    assert plugin.status() == {"started": 1, "in_flight": 1, "waiting": 0}
+    await plugin.close()
+    assert ended.is_set() and not plugin.jobs.running("t")
+    assert not plugin.jobs.start("t", blocked)  # closed: nothing new starts
+    assert plugin.status()["in_flight"] == 0

@@ -189,10 +189,13 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def profile(self) -> ProfileAccess | None:
-        """Profile entries of the active agent (``None`` without a profile store)."""
+        """Profile entries of the active agent and the run's user (``None`` without a profile
+        store)."""
         if self.profile_store is None:
             return None
-        return ProfileAccess.for_agent(self.profile_store, self.agent_spec.id)
+        return ProfileAccess.for_agent(
+            self.profile_store, self.agent_spec.id, self.run_identity.user_id
+        )
 
     @property
     def is_cancelled(self) -> bool:

@@ -15,16 +15,8 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import msgspec
 
-from awaken_contract.state import (
-    KeyScope,
-    MergeStrategy,
-    Snapshot,
-    StateCommand,
-    StateKey,
-    _infer_type_arg,
-    decode_value,
-    encode_value,
-)
+from awaken_contract.key_codec import _infer_type_arg, decode_value, encode_value
+from awaken_contract.state import KeyScope, MergeStrategy, Snapshot, StateCommand, StateKey
 
 __all__ = [
     "DEFAULT_MAX_PHASE_ROUNDS",

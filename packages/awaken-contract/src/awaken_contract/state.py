@@ -12,19 +12,17 @@ receives (snapshots share values), and readers must not mutate what they read.
 from __future__ import annotations
 
 import enum
-import types
-import typing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 import msgspec
-import pydantic
 
-from awaken_contract.errors import (
-    KeyDecode,
-    KeyEncode,
-    MutationBaseRevisionMismatch,
-    ParallelMergeConflict,
+from awaken_contract.errors import MutationBaseRevisionMismatch, ParallelMergeConflict
+from awaken_contract.key_codec import (
+    ProfileOwnerKind,
+    TypedKey,
+    decode_value,
+    encode_value,
 )
 
 if TYPE_CHECKING:
@@ -41,12 +39,14 @@ __all__ = [
     "MergeStrategy",
     "MutationBatch",
     "PersistedState",
+    "ProfileOwnerKind",
     "Snapshot",
     "StateCommand",
     "StateKey",
     "StateKeyOptions",
     "StateMap",
     "StateStoreHandle",
+    "TypedKey",
     "UnknownKeyPolicy",
     "decode_value",
     "encode_value",
@@ -64,8 +64,8 @@ class KeyScope(enum.StrEnum):
     * ``THREAD`` — survives across the runs of one thread (persisted in its run records).
     * ``SHARED`` — one value for the whole deployment, visible to every thread and agent
       (persisted in the profile store under the system owner).
-    * ``PROFILE`` — one value per agent, across its threads and runs (persisted in the profile
-      store under ``ProfileOwner.agent(agent_id)``).
+    * ``PROFILE`` — one value per agent, per user or per agent and user (the key's ``PER``),
+      across threads and runs (persisted in the profile store under that owner).
 
     The same key string in two scopes names two different entries.
     """
@@ -97,98 +97,7 @@ class UnknownKeyPolicy(enum.StrEnum):
     SKIP = "Skip"
 
 
-# --------------------------------------------------------------------------- JSON codec
-
-
-def _enc_hook(value: Any) -> Any:
-    if isinstance(value, pydantic.BaseModel):
-        return value.model_dump(mode="json")
-    to_json = getattr(value, "to_json_value", None)
-    if to_json is not None:
-        return to_json()
-    raise TypeError(f"cannot encode value of type {type(value).__name__}")
-
-
-def _custom_decoder(type_: Any) -> Callable[[Any], Any] | None:
-    """The decoder of a pydantic model or a class with ``from_json_value``, else ``None``."""
-    if isinstance(type_, type):
-        if issubclass(type_, pydantic.BaseModel):
-            return type_.model_validate
-        from_json: Callable[[Any], Any] | None = getattr(type_, "from_json_value", None)
-        return from_json
-    return None
-
-
-def _dec_hook(type_: Any, data: Any) -> Any:
-    decoder = _custom_decoder(type_)
-    if decoder is None:
-        raise TypeError(f"cannot decode into {type_!r}")
-    return decoder(data)
-
-
-def encode_value(value: Any, *, key: str) -> Any:
-    """Turn a value into plain JSON-compatible Python data.
-
-    Supports everything msgspec encodes (builtins, ``msgspec.Struct``, enums, dataclasses),
-    pydantic models, and classes defining ``to_json_value()``. Failures raise ``KeyEncode``.
-    """
-    try:
-        if isinstance(value, pydantic.BaseModel):
-            return value.model_dump(mode="json")
-        return msgspec.to_builtins(value, enc_hook=_enc_hook)
-    except (TypeError, ValueError, OverflowError, pydantic.ValidationError) as exc:
-        raise KeyEncode(key, str(exc)) from None
-
-
-def decode_value(data: Any, type_: Any, *, key: str) -> Any:
-    """Turn plain JSON-compatible data into ``type_``; failures raise ``KeyDecode``.
-
-    Supports msgspec-convertible types, pydantic models, and classes defining a classmethod
-    ``from_json_value(data)``.
-    """
-    if type_ is Any or type_ is object:
-        return data
-    try:
-        decoder = _custom_decoder(type_)
-        if decoder is not None:
-            return decoder(data)
-        return msgspec.convert(data, type_, dec_hook=_dec_hook)
-    except (msgspec.ValidationError, pydantic.ValidationError, TypeError, ValueError) as exc:
-        raise KeyDecode(key, str(exc)) from None
-
-
-def _infer_type_arg(cls: type, base: type, attr: str) -> None:
-    """Set ``cls.<attr>`` to the first type argument ``cls`` passed to ``base[...]``, unless
-    the class body sets ``attr`` itself or no concrete argument was given."""
-    if attr in cls.__dict__:
-        return
-    for klass in cls.__mro__:
-        for orig in getattr(klass, "__orig_bases__", ()):
-            if typing.get_origin(orig) is base:
-                args = typing.get_args(orig)
-                if args and not isinstance(args[0], TypeVar):
-                    setattr(cls, attr, args[0])
-                    return
-
-
-def _is_optional(type_: Any) -> bool:
-    origin = typing.get_origin(type_)
-    if origin is typing.Union or origin is types.UnionType:
-        return type(None) in typing.get_args(type_)
-    return False
-
-
-def default_of(type_: Any) -> Any:
-    """The default value of a value type: ``None`` for optional types, else ``type_()``."""
-    if type_ is None or type_ is Any or _is_optional(type_):
-        return None
-    return type_()
-
-
-# --------------------------------------------------------------------------- StateKey
-
-
-class StateKey(Generic[V, U]):
+class StateKey(TypedKey[V], Generic[V, U]):
     """A named, typed slot of the state map.
 
     Subclass with the value and update types as parameters and set ``KEY``::
@@ -202,37 +111,17 @@ class StateKey(Generic[V, U]):
                 return value + update
 
     ``value_type`` (inferred from the first type parameter when not set) drives ``default()``
-    and ``decode()``. ``apply`` defaults to replacing the value with the update.
+    and ``decode()``. ``apply`` defaults to replacing the value with the update. A key with
+    ``SCOPE = KeyScope.PROFILE`` is stored per ``PER`` (agent, user or both).
     """
 
-    KEY: ClassVar[str]
     MERGE: ClassVar[MergeStrategy] = MergeStrategy.EXCLUSIVE
     SCOPE: ClassVar[KeyScope] = KeyScope.RUN
-    value_type: ClassVar[Any] = Any
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        _infer_type_arg(cls, StateKey, "value_type")
-
-    @classmethod
-    def default(cls) -> V:
-        """The value an absent key starts from before its first update."""
-        return cast(V, default_of(cls.value_type))
 
     @classmethod
     def apply(cls, value: V, update: U) -> V:
         """Reduce ``update`` into ``value`` and return the new value (default: replace)."""
         return cast(V, update)
-
-    @classmethod
-    def encode(cls, value: V) -> Any:
-        """Value → JSON-compatible data (raises ``KeyEncode``)."""
-        return encode_value(value, key=cls.KEY)
-
-    @classmethod
-    def decode(cls, data: Any) -> V:
-        """JSON-compatible data → value (raises ``KeyDecode``)."""
-        return cast(V, decode_value(data, cls.value_type, key=cls.KEY))
 
 
 AnyKey = type[StateKey[Any, Any]]

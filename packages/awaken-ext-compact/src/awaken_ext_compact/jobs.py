@@ -2,6 +2,8 @@
 
 A run never waits for a summary: the hook starts one and the next inference that finds it
 finished uses it. Only a request that would overflow the window waits (:meth:`SummaryJobs.wait`).
+:meth:`SummaryJobs.close` cancels the summaries in flight and waits for them to end, so none
+outlives the store or the event loop it runs on.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class SummaryJobs:
         self._done: dict[str, CompactSummary] = {}
         self.started = 0
         self.waiting = 0
+        self.closed = False
 
     def running(self, thread_id: str) -> bool:
         """Whether a summary of ``thread_id`` is being written."""
@@ -36,8 +39,9 @@ class SummaryJobs:
         return self._done.get(thread_id)
 
     def start(self, thread_id: str, job: Callable[[], Awaitable[CompactSummary]]) -> bool:
-        """Start ``job`` unless one is in flight for ``thread_id``; ``True`` when started."""
-        if thread_id in self._running:
+        """Start ``job`` unless one is in flight for ``thread_id`` (or the jobs are closed);
+        ``True`` when started."""
+        if self.closed or thread_id in self._running:
             return False
 
         async def run() -> CompactSummary:
@@ -59,6 +63,19 @@ class SummaryJobs:
             finally:
                 self.waiting -= 1
         return self.latest(thread_id)
+
+    def in_flight(self) -> int:
+        """How many summaries are being written."""
+        return len(self._running)
+
+    async def close(self) -> None:
+        """Cancel every summary in flight and wait until each has ended; start no more."""
+        self.closed = True
+        tasks = list(self._running.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def _finished(self, thread_id: str, task: asyncio.Task[CompactSummary]) -> None:
         if self._running.get(thread_id) is task:

@@ -22,7 +22,7 @@ from awaken_contract.actions import AddContextMessage
 from awaken_contract.contract.context_message import ContextMessage
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tokens import estimate_tokens, text_tokens
-from awaken_contract.host import AgentRunner
+from awaken_contract.host import AgentRunner, JsonValue
 from awaken_contract.ids import now_ms
 from awaken_contract.model import Phase
 from awaken_contract.plugin import (
@@ -33,7 +33,7 @@ from awaken_contract.plugin import (
     PluginDescriptor,
     PluginRegistrar,
 )
-from awaken_contract.registry_spec import AgentSpec
+from awaken_contract.registry_spec import AgentSpec, AgentSystemConfig
 from awaken_contract.state import MutationBatch, StateCommand, StateKeyOptions
 
 from awaken_ext_compact.compactor import AgentCompactor, Compactor
@@ -177,6 +177,19 @@ class CompactPlugin(Plugin):
         """Run compactor agents on ``runner``; ``model_windows``: context window by model id."""
         self.runner = runner
         self.model_windows.update(model_windows or {})
+
+    async def start(self, system: AgentSystemConfig) -> None:
+        """Nothing to start (a host calls this before each runtime build)."""
+
+    async def close(self) -> None:
+        """Cancel the background summaries in flight and wait for them (the host calls this at
+        shutdown, before it closes the store the summaries write to)."""
+        await self.jobs.close()
+
+    def status(self) -> dict[str, JsonValue]:
+        """Background summaries: started so far, in flight, runs waiting for one."""
+        jobs = self.jobs
+        return {"started": jobs.started, "in_flight": jobs.in_flight(), "waiting": jobs.waiting}
 
     def descriptor(self) -> PluginDescriptor:
         """``compact``."""

@@ -54,7 +54,11 @@ async def load_priors(profile: ProfileAccess) -> AgentToolPriors:
     try:
         stored = await profile.get(AgentToolPriorsKey)
     except Exception as exc:  # the run goes on without priors
-        _log.warning("deferred tools: cannot read priors of %s: %s", profile.owner, exc)
+        _log.warning(
+            "deferred tools: cannot read priors of %s: %s",
+            profile.owner_of(AgentToolPriorsKey),
+            exc,
+        )
         return AgentToolPriors()
     return stored if stored is not None else AgentToolPriors()
 
@@ -64,4 +68,8 @@ async def save_priors(profile: ProfileAccess, priors: AgentToolPriors) -> None:
     try:
         await profile.set(AgentToolPriorsKey, priors)
     except Exception as exc:  # losing one session's update is acceptable
-        _log.warning("deferred tools: cannot write priors of %s: %s", profile.owner, exc)
+        _log.warning(
+            "deferred tools: cannot write priors of %s: %s",
+            profile.owner_of(AgentToolPriorsKey),
+            exc,
+        )

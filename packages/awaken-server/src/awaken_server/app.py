@@ -84,7 +84,7 @@ def create_app(
                 await close()
 
     admin_token = config.effective_admin_token()
-    api_auth = BearerAuth(config.effective_api_keys())
+    api_auth = BearerAuth(config.effective_api_keys(), users=config.user_api_keys)
     admin_auth = BearerAuth([admin_token] if admin_token else [], label="admin bearer token")
     hosts = config.host_policy()
     admin_gate = AdminGate(admin_auth, api_auth, hosts, config.effective_cors_origins())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from awaken_server.errors import Unauthorized
 
@@ -36,10 +36,18 @@ def parse_bearer(header: bytes | None) -> str:
 
 
 class BearerAuth:
-    """Accepts any of ``tokens`` (constant-time comparison); no tokens = open."""
+    """Accepts any of ``tokens`` or of the ``users``' tokens (constant-time comparison); no
+    tokens = open. ``users`` maps a user id to the token that authenticates as that user."""
 
-    def __init__(self, tokens: Iterable[str], *, label: str = "API key") -> None:
-        self.tokens = [t for t in tokens if t]
+    def __init__(
+        self,
+        tokens: Iterable[str],
+        *,
+        label: str = "API key",
+        users: Mapping[str, str] | None = None,
+    ) -> None:
+        self.users = [(user, token) for user, token in (users or {}).items() if token]
+        self.tokens = [t for t in tokens if t] + [token for _, token in self.users]
         self.label = label
 
     @property
@@ -47,16 +55,20 @@ class BearerAuth:
         """True when at least one token is configured."""
         return bool(self.tokens)
 
-    def check(self, header: bytes | None) -> None:
-        """Raise :class:`Unauthorized` unless the header carries a configured token."""
+    def check(self, header: bytes | None) -> str | None:
+        """Raise :class:`Unauthorized` unless the header carries a configured token; the user
+        id when it is a user's token."""
         if not self.tokens:
-            return
+            return None
         if header is None:
             raise Unauthorized(
                 "admin authentication required"
                 if self.label == "admin bearer token"
                 else "authentication required: send Authorization: Bearer <api key>"
             )
-        token = parse_bearer(header)
-        if not any(hmac.compare_digest(token.encode(), t.encode()) for t in self.tokens):
+        token = parse_bearer(header).encode()
+        matched = [hmac.compare_digest(token, t.encode()) for t in self.tokens]
+        if not any(matched):
             raise Unauthorized(f"invalid {self.label}")
+        users = [user for user, t in self.users if hmac.compare_digest(token, t.encode())]
+        return users[0] if users else None

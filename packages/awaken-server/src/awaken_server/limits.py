@@ -36,6 +36,7 @@ from awaken_server.errors import (
 from awaken_server.metrics import ServerMetrics
 from awaken_server.security.admin import AdminGate, header_of
 from awaken_server.security.hosts import HostPolicy, scope_port
+from awaken_server.security.principal import remember_user
 from awaken_server.security.streams import is_event_stream, opens_stream
 from awaken_server.wire import edge_id
 
@@ -143,7 +144,7 @@ class RequestGuard:
 
         try:
             self._check_host(scope)
-            self._authorize(scope)
+            remember_user(scope, self._authorize(scope))
             self._check_ids(matched)
             self._check_length(scope)
             self._admit(scope, slot)
@@ -194,17 +195,19 @@ class RequestGuard:
         if not self.settings.hosts.allows(host, scope_port(scope)):
             raise Misdirected(f"host not allowed: {host!r} (see server.security.allowed_hosts)")
 
-    def _authorize(self, scope: Scope) -> None:
+    def _authorize(self, scope: Scope) -> str | None:
+        """Check the request's credentials; the user its API key belongs to, if any."""
         s = self.settings
         path: str = scope.get("path", "")
         method = scope.get("method")
         if method == "OPTIONS":
-            return
+            return None
         header = header_of(scope, b"authorization")
+        user: str | None = None
         if path.startswith(_ADMIN_PREFIXES) and s.admin_auth.enabled:
             s.admin_auth.check(header)
         elif path.startswith("/v1"):
-            s.api_auth.check(header)
+            user = s.api_auth.check(header)
         elif path.startswith("/health"):
             if s.auth_health:
                 s.api_auth.check(header)
@@ -214,6 +217,7 @@ class RequestGuard:
             s.admin_gate.check(scope, "config changes")
         elif path in _ADMIN_ONLY_PATHS and method in _WRITE_METHODS:
             s.admin_gate.check(scope, _ADMIN_ONLY_PATHS[path])
+        return user
 
     def _check_ids(self, matched: RouteMatch) -> None:
         route = matched.route

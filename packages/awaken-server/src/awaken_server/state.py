@@ -13,12 +13,13 @@ from typing import Any
 
 from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ThreadRunStore
+from awaken_contract.ids import check_id
 from awaken_contract.runtime import AgentRuntimeApi
 from awaken_contract.secrets import Secret
 from awaken_runtime.registry.resolved import AgentResolver
 from awaken_runtime.runtime import AgentRuntime
 from awaken_stores import InMemoryMailboxStore
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.requests import Request
 
 from awaken_server.auth import ADMIN_TOKEN_ENV, api_keys_from_env
@@ -77,6 +78,9 @@ class ServerConfig(BaseModel):
     mailbox_lifecycle: MailboxLifecycle = MailboxLifecycle.AUTO
     api_keys: list[Secret] = Field(default_factory=list)
     """Bearer tokens accepted on every ``/v1`` route (empty = open; ``AWAKEN_API_KEYS`` adds)."""
+    user_api_keys: dict[str, Secret] = Field(default_factory=dict)
+    """User id → API key: a request with that key is accepted on ``/v1`` routes and its runs
+    act for that user (their Profile state is the user's; a body naming another user → 403)."""
     auth_health: bool = False
     """Also require an API key on ``/health``."""
     auth_metrics: bool = False
@@ -103,6 +107,13 @@ class ServerConfig(BaseModel):
     """Prometheus feed, OTLP export and content capture of the observability plugin."""
     security: SecurityConfig = Field(default_factory=SecurityConfig)
     """Hosts, public URL, ``api_key_env`` allow-list, MCP sessions, A2A push targets."""
+
+    @field_validator("user_api_keys")
+    @classmethod
+    def _user_ids(cls, value: dict[str, Secret]) -> dict[str, Secret]:
+        for user_id in value:
+            check_id(user_id, "user id")
+        return value
 
     def host_port(self) -> tuple[str, int]:
         """``address`` split into host and port."""

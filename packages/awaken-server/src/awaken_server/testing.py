@@ -141,6 +141,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+_BANNER = re.compile(r"awaken serving on (http://127\.0\.0\.1:\d+)")
+
+
 class ServeProcess:
     """``awaken serve`` in a subprocess (the offline demo model), its log in ``tmp/<name>.log``.
 
@@ -155,9 +158,10 @@ class ServeProcess:
         config: bool = True,
         config_text: str = KILL_TEST_CONFIG,
     ) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        args = ["serve", "--port", str(self.port)]
+        self._url: str | None = None
+        # ``--port 0``: the OS picks the port when the server binds and the banner names it,
+        # so no other process can take a port probed beforehand.
+        args = ["serve", "--port", "0"]
         if config:
             (tmp / "awaken.yaml").write_text(config_text)
             args += ["--config", str(tmp / "awaken.yaml")]
@@ -179,17 +183,33 @@ class ServeProcess:
             cwd=tmp,
         )
 
+    @property
+    def url(self) -> str:
+        """The server's base URL (known once :meth:`ready` has returned)."""
+        if self._url is None:
+            raise AssertionError("ServeProcess.url before ready(): the port is not known yet")
+        return self._url
+
+    @property
+    def port(self) -> int:
+        """The port the server bound (known once :meth:`ready` has returned)."""
+        return int(self.url.rsplit(":", 1)[1])
+
     async def ready(self) -> None:
-        """Wait until ``/health`` answers (fails when the process exits first)."""
-        async with httpx.AsyncClient(base_url=self.url) as client:
+        """Wait for the banner naming the bound URL, then until ``/health`` answers (fails
+        when the process exits first or after ~30 s)."""
+        async with httpx.AsyncClient() as client:
             for _ in range(600):
                 if self.proc.poll() is not None:
                     raise AssertionError(f"server exited: {self.log()}")
-                try:
-                    if (await client.get("/health")).status_code == 200:
-                        return
-                except httpx.TransportError:
-                    pass
+                if self._url is None and (found := _BANNER.search(self.log())) is not None:
+                    self._url = found.group(1)
+                if self._url is not None:
+                    try:
+                        if (await client.get(f"{self._url}/health")).status_code == 200:
+                            return
+                    except httpx.TransportError:
+                        pass
                 await asyncio.sleep(0.05)
         raise AssertionError(f"server did not start: {self.log()}")
 

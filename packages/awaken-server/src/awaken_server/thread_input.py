@@ -19,15 +19,23 @@ MODES = frozenset({"queue", "live_then_queue", "steer", "interrupt_then_queue", 
 
 
 async def inject_messages(
-    state: AppState, thread_id: str, messages: list[Message], agent_id: str | None, mode: str
+    state: AppState,
+    thread_id: str,
+    messages: list[Message],
+    agent_id: str | None,
+    mode: str,
+    user_id: str | None = None,
 ) -> SubmitStatus:
-    """Deliver input to a thread according to ``mode`` (spec http-api §6.1)."""
+    """Deliver input to a thread according to ``mode`` (spec http-api §6.1); a new run acts
+    for ``user_id``."""
     if mode not in MODES:
         raise BadRequest(f"invalid mode: {mode}")
     mailbox = state.mailbox
     if mode in ("live_then_queue", "steer"):
         result = await mailbox.submit_live_then_queue(
-            RunSubmission(thread_id=thread_id, messages=messages, agent_id=agent_id)
+            RunSubmission(
+                thread_id=thread_id, messages=messages, agent_id=agent_id, user_id=user_id
+            )
         )
         return result.status
     if mode == "interrupt_then_queue":
@@ -48,6 +56,7 @@ async def inject_messages(
             messages=messages,
             agent_id=agent_id,
             continue_run_id=continue_run_id,
+            user_id=user_id,
         )
     )
     return result.status

@@ -27,7 +27,7 @@ from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.lifecycle import TerminationKind, TerminationReason
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest
-from awaken_contract.contract.storage import ThreadRunStore
+from awaken_contract.contract.storage import ProfileStore, ThreadRunStore
 from awaken_contract.contract.tool import Tool, tool
 from awaken_contract.errors import AgentRuntimeError, BuildError
 from awaken_contract.ids import new_id
@@ -137,6 +137,7 @@ class Agent:
         environ: Mapping[str, str] | None = None,
         output_type: type[BaseModel] | Mapping[str, Any] | None = None,
         output_retries: int = DEFAULT_OUTPUT_RETRIES,
+        profile_store: ProfileStore | None = None,
     ) -> None:
         if isinstance(model, LlmExecutor):
             provider_id, executor, model_name = CUSTOM_PROVIDER_ID, model, model.name()
@@ -147,7 +148,10 @@ class Agent:
                 f"model must be an LlmExecutor or a 'provider:model' string: {model!r}"
             )
         self.name = name
-        self.store: ThreadRunStore = store if store is not None else InMemoryStore()
+        if store is None:
+            memory = InMemoryStore()
+            store, profile_store = memory, profile_store or memory.profiles
+        self.store: ThreadRunStore = store
         spec = AgentSpec(name).with_model(MODEL_ID)
         if instructions:
             spec = spec.with_system_prompt(instructions)
@@ -163,21 +167,27 @@ class Agent:
             spec = spec.with_plugin(plugin.plugin_id).with_hook_filter(plugin.plugin_id)
             builder.with_plugin(plugin.plugin_id, plugin)
         model_spec = ModelSpec(id=MODEL_ID, provider=provider_id, model=model_name)
-        self.runtime: AgentRuntime = (
+        builder = (
             builder.with_agent_spec(spec)
             .with_provider(provider_id, executor)
             .with_model(MODEL_ID, model_spec)
             .with_thread_run_store(self.store)
-            .build()
         )
+        if profile_store is not None:
+            builder = builder.with_profile_store(profile_store)
+        self.runtime: AgentRuntime = builder.build()
 
-    def _request(self, prompt: Prompt, thread_id: str | None) -> RunRequest:
-        return RunRequest(thread_id or new_id(), _messages(prompt)).with_agent_id(self.name)
+    def _request(self, prompt: Prompt, thread_id: str | None, user_id: str | None) -> RunRequest:
+        request = RunRequest(thread_id or new_id(), _messages(prompt), user_id=user_id)
+        return request.with_agent_id(self.name)
 
-    async def run(self, prompt: Prompt, *, thread_id: str | None = None) -> AgentResult:
+    async def run(
+        self, prompt: Prompt, *, thread_id: str | None = None, user_id: str | None = None
+    ) -> AgentResult:
         """Run to the end on ``thread_id`` (default: a new thread); pass a result's
-        ``thread_id`` to continue its conversation."""
-        request = self._request(prompt, thread_id)
+        ``thread_id`` to continue its conversation. ``user_id``: the user the run acts for
+        (Profile state kept per user is theirs)."""
+        request = self._request(prompt, thread_id, user_id)
         result = await self.runtime.run(request)
         messages = await self.store.load_messages(result.thread_id) or []
         return AgentResult(
@@ -191,18 +201,20 @@ class Agent:
             output=result.output,
         )
 
-    def run_sync(self, prompt: Prompt, *, thread_id: str | None = None) -> AgentResult:
+    def run_sync(
+        self, prompt: Prompt, *, thread_id: str | None = None, user_id: str | None = None
+    ) -> AgentResult:
         """:meth:`run` from synchronous code (``AgentRuntimeError`` inside an event loop)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.run(prompt, thread_id=thread_id))
+            return asyncio.run(self.run(prompt, thread_id=thread_id, user_id=user_id))
         raise AgentRuntimeError("run_sync() called from a running event loop: await run()")
 
     async def stream(
-        self, prompt: Prompt, *, thread_id: str | None = None
+        self, prompt: Prompt, *, thread_id: str | None = None, user_id: str | None = None
     ) -> AsyncIterator[AgentEvent]:
         """The run's events as they happen (``RunStart`` … ``RunFinish``); leaving the loop
         early cancels the run."""
-        async for event in self.runtime.stream(self._request(prompt, thread_id)):
+        async for event in self.runtime.stream(self._request(prompt, thread_id, user_id)):
             yield event

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(run_sync(coro))
         host, port = server.host_port()
         host = args.host or host
-        port = args.port or port
+        port = port if args.port is None else args.port  # ``--port 0``: the OS picks one
         server = server.model_copy(update={"address": f"{host}:{port}"})
         configure_logging(args.log_level, args.log_format)
         store_url = args.store or os.environ.get(STORE_ENV)

@@ -70,6 +70,8 @@ class RunIdentity(msgspec.Struct, omit_defaults=True, gc=False):
     adapter: AdapterKind = AdapterKind.INTERNAL
     #: W3C ``traceparent`` of the request that started the run (tracing continues it).
     trace_parent: str | None = None
+    #: The user the run acts for (Profile-scoped keys kept per user resolve to it).
+    user_id: str | None = None
 
     def __post_init__(self) -> None:
         if is_unset(self.origin):
@@ -78,6 +80,7 @@ class RunIdentity(msgspec.Struct, omit_defaults=True, gc=False):
         self.dispatch_id = _blank_to_none(self.dispatch_id)
         self.session_id = _blank_to_none(self.session_id)
         self.transport_request_id = _blank_to_none(self.transport_request_id)
+        self.user_id = _blank_to_none(self.user_id)
 
     @classmethod
     def for_test(cls, thread_id: str = "thread-test", run_id: str = "run-test") -> RunIdentity:

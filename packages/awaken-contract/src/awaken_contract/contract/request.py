@@ -46,10 +46,17 @@ class RunRequest:
     trace_parent: str | None = None
     plan: RunPlan | None = None
     """The run planned at submission (mailbox); the runtime then picks nothing itself."""
+    user_id: str | None = None
+    """The user the run acts for (validated by the id rule); a resumed run keeps its own."""
 
     def with_agent_id(self, agent_id: str) -> RunRequest:
         """Run this agent."""
         self.agent_id = agent_id
+        return self
+
+    def with_user_id(self, user_id: str) -> RunRequest:
+        """Act for this user: Profile-scoped keys kept per user resolve to them."""
+        self.user_id = user_id
         return self
 
     def with_overrides(self, overrides: InferenceOverride) -> RunRequest:

@@ -154,6 +154,8 @@ class RunRecord(msgspec.Struct, omit_defaults=True, kw_only=True):
     dispatch_id: str | None = None
     session_id: str | None = None
     transport_request_id: str | None = None
+    user_id: str | None = None
+    """The user the run acts for (its Profile-scoped state is this user's); kept on resume."""
     waiting: RunWaitingState | None = None
     outcome: RunOutcome | None = None
     created_at: int

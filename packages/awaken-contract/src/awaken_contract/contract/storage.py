@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import Any
+from urllib.parse import quote
 
 import msgspec
 
@@ -53,6 +54,8 @@ from awaken_contract.contract.thread import (
     sort_thread_ids,
 )
 from awaken_contract.contract.thread_store import RunStore, ThreadRunStore, ThreadStore
+from awaken_contract.errors import UserIdRequired
+from awaken_contract.key_codec import ProfileOwnerKind
 
 __all__ = [
     "MAX_RUN_PAGE_LIMIT",
@@ -93,9 +96,15 @@ __all__ = [
 
 
 class ProfileOwner(msgspec.Struct, frozen=True, gc=False):
-    """Owner of profile entries: an agent (``ProfileOwner.agent(name)``) or the system."""
+    """Owner of profile entries: the system, an agent, a user, or an agent for one user.
+
+    ``ProfileOwner.system()``, ``.agent(name)``, ``.user(user_id)``, ``.agent_user(name,
+    user_id)``. ``str(owner)`` is the key stores file entries under: injective (user parts are
+    percent-encoded) and, for system and agent owners, the form earlier versions wrote.
+    """
 
     agent_name: str | None = None
+    user_id: str | None = None
 
     @classmethod
     def agent(cls, name: str) -> ProfileOwner:
@@ -105,27 +114,68 @@ class ProfileOwner(msgspec.Struct, frozen=True, gc=False):
     @classmethod
     def system(cls) -> ProfileOwner:
         """The owner ``System``."""
-        return cls(agent_name=None)
+        return cls()
+
+    @classmethod
+    def user(cls, user_id: str) -> ProfileOwner:
+        """The owner ``User(user_id)``: one user's entries across agents."""
+        return cls(user_id=user_id)
+
+    @classmethod
+    def agent_user(cls, name: str, user_id: str) -> ProfileOwner:
+        """The owner ``AgentUser(name, user_id)``: one user's entries of one agent."""
+        return cls(agent_name=name, user_id=user_id)
+
+    @classmethod
+    def of(cls, per: ProfileOwnerKind, agent_id: str, user_id: str | None) -> ProfileOwner:
+        """The owner a key declared ``PER = per`` resolves to in a run of ``agent_id`` for
+        ``user_id``; :class:`UserIdRequired` when ``per`` needs a user and there is none."""
+        if per is ProfileOwnerKind.AGENT:
+            return cls.agent(agent_id)
+        if user_id is None:
+            raise UserIdRequired(per.value)
+        if per is ProfileOwnerKind.USER:
+            return cls.user(user_id)
+        return cls.agent_user(agent_id, user_id)
 
     @property
     def is_system(self) -> bool:
         """True for the system owner."""
-        return self.agent_name is None
+        return self.agent_name is None and self.user_id is None
 
     def __str__(self) -> str:
-        return "system" if self.agent_name is None else f"agent:{self.agent_name}"
+        if self.user_id is None:
+            return "system" if self.agent_name is None else f"agent:{self.agent_name}"
+        user = quote(self.user_id, safe="")
+        if self.agent_name is None:
+            return f"user:{user}"
+        return f"agent_user:{quote(self.agent_name, safe='')}:{user}"
 
     def to_json(self) -> Any:
-        """Externally tagged JSON: ``{"Agent": name}`` or ``"System"``."""
-        return "System" if self.agent_name is None else {"Agent": self.agent_name}
+        """Externally tagged JSON: ``"System"``, ``{"Agent": name}``, ``{"User": id}`` or
+        ``{"AgentUser": [name, id]}``."""
+        if self.user_id is None:
+            return "System" if self.agent_name is None else {"Agent": self.agent_name}
+        if self.agent_name is None:
+            return {"User": self.user_id}
+        return {"AgentUser": [self.agent_name, self.user_id]}
 
     @classmethod
     def from_json(cls, value: Any) -> ProfileOwner:
         """Inverse of :meth:`to_json`."""
         if value == "System":
             return cls.system()
-        if isinstance(value, dict) and isinstance(value.get("Agent"), str) and len(value) == 1:
-            return cls.agent(value["Agent"])
+        if isinstance(value, dict) and len(value) == 1:
+            (tag, inner), *_ = value.items()
+            if tag in ("Agent", "User") and isinstance(inner, str):
+                return cls.agent(inner) if tag == "Agent" else cls.user(inner)
+            if (
+                tag == "AgentUser"
+                and isinstance(inner, list)
+                and len(inner) == 2
+                and all(isinstance(part, str) for part in inner)
+            ):
+                return cls.agent_user(inner[0], inner[1])
         raise ValueError(f"invalid profile owner: {value!r}")
 
 

@@ -16,7 +16,9 @@ from awaken_contract.contract.progress import (
 if TYPE_CHECKING:
     from awaken_contract.contract.cancellation import CancellationToken
     from awaken_contract.contract.event_sink import EventSink
+    from awaken_contract.contract.storage import ProfileStore
     from awaken_contract.contract.suspension import ToolCallResume
+    from awaken_contract.profile import ProfileAccess
     from awaken_contract.registry_spec import AgentSpec
     from awaken_contract.state import Snapshot
 
@@ -31,6 +33,7 @@ class ToolCallContext:
         "agent_spec",
         "call_id",
         "cancellation_token",
+        "profile_store",
         "resume_input",
         "run_identity",
         "snapshot",
@@ -52,6 +55,7 @@ class ToolCallContext:
         resume_input: ToolCallResume | None = None,
         suspension_id: str | None = None,
         suspension_reason: str | None = None,
+        profile_store: ProfileStore | None = None,
     ) -> None:
         self.call_id = call_id
         self.tool_name = tool_name
@@ -63,6 +67,7 @@ class ToolCallContext:
         self.resume_input = resume_input
         self.suspension_id = suspension_id
         self.suspension_reason = suspension_reason
+        self.profile_store = profile_store
 
     @classmethod
     def test_default(cls, call_id: str = "call-test", tool_name: str = "test") -> ToolCallContext:
@@ -74,6 +79,16 @@ class ToolCallContext:
         if self.snapshot is None:
             return None
         return self.snapshot.get(key)
+
+    @property
+    def profile(self) -> ProfileAccess | None:
+        """Profile entries of the run's agent and user (``None`` without a profile store)."""
+        if self.profile_store is None:
+            return None
+        from awaken_contract.profile import ProfileAccess
+
+        agent_id = self.agent_spec.id if self.agent_spec is not None else self.run_identity.agent_id
+        return ProfileAccess.for_agent(self.profile_store, agent_id, self.run_identity.user_id)
 
     @property
     def is_cancelled(self) -> bool:

@@ -17,6 +17,7 @@ from awaken_contract.errors.base import (
     ConfigLoadError,
     DecodeError,
     InvalidId,
+    UserIdRequired,
 )
 from awaken_contract.errors.build import (
     AgentRegistryConflict,
@@ -174,6 +175,7 @@ __all__ = [
     "UnknownScheduledActionHandler",
     "UnsupportedModality",
     "UnsupportedRemoteBackend",
+    "UserIdRequired",
     "ValidationFailed",
     "VersionConflict",
 ]

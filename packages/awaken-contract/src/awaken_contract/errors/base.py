@@ -34,3 +34,14 @@ class InvalidId(AwakenError, ValueError):
         self.what = what
         self.problem = problem
         super().__init__(f"{what} {problem}")
+
+
+class UserIdRequired(AwakenError, LookupError):
+    """A run without a user id touched a profile key kept per user (``PER`` user/agent_user)."""
+
+    def __init__(self, per: str) -> None:
+        self.per = per
+        super().__init__(
+            f"profile key kept per {per} needs the run's user id"
+            " (RunRequest.with_user_id, or userId in the request body)"
+        )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from awaken_contract.contract.storage import ProfileOwner, ProfileStore
+from awaken_contract.errors import UserIdRequired
 from awaken_contract.ids import now_ms
+from awaken_contract.key_codec import ProfileOwnerKind
 from awaken_contract.scoped_state import ScopedStateEntries
 from awaken_contract.state import KeyScope
 
@@ -93,3 +95,62 @@ class ProfileStoreContract:
         assert await alice.load({"team.settings": KeyScope.PROFILE}) == {
             "team.settings": "alice's own"
         }
+
+    async def test_user_owners_are_their_own_owners(self, store: ProfileStore) -> None:
+        """User and agent+user owners never share entries with each other, with agents or
+        with the system — whatever characters the names hold."""
+        owners = [
+            SYSTEM,
+            ALICE,
+            ProfileOwner.agent("user_x_y"),  # looks like a user form in a naive encoding
+            ProfileOwner.agent("alice:u"),
+            ProfileOwner.user("alice"),
+            ProfileOwner.user("u:1/../é"),
+            ProfileOwner.user("x_y"),
+            ProfileOwner.agent_user("alice", "u"),
+            ProfileOwner.agent_user("alice", "u:1/../é"),
+            ProfileOwner.agent_user("alice:u", "x"),
+            ProfileOwner.agent_user("alice", "u:x"),
+            ProfileOwner.agent_user("user", "x_y"),
+        ]
+        assert len({str(o) for o in owners}) == len(owners)
+        for index, owner in enumerate(owners):
+            await store.set(owner, "k", index)
+        for index, owner in enumerate(owners):
+            entry = await store.get(owner, "k")
+            assert entry is not None and entry.value == index, owner
+            assert [e.value for e in await store.list(owner)] == [index]
+        await store.clear_owner(ProfileOwner.user("alice"))
+        assert await store.get(ProfileOwner.user("alice"), "k") is None
+        entry = await store.get(ProfileOwner.agent_user("alice", "u"), "k")
+        assert entry is not None and entry.value == owners.index(
+            ProfileOwner.agent_user("alice", "u")
+        )
+        await store.delete(ProfileOwner.agent_user("alice", "u"), "k")
+        assert await store.get(ProfileOwner.agent_user("alice", "u"), "k") is None
+        entry = await store.get(ALICE, "k")
+        assert entry is not None and entry.value == 1
+
+    async def test_profile_state_entries_per_user(self, store: ProfileStore) -> None:
+        """Profile-scoped state keys kept per user / per agent and user."""
+        a_for_ann = ScopedStateEntries(store, "a", "ann")
+        a_for_ben = ScopedStateEntries(store, "a", "ben")
+        b_for_ann = ScopedStateEntries(store, "b", "ann")
+        anonymous = ScopedStateEntries(store, "a")
+        user, both = ProfileOwnerKind.USER, ProfileOwnerKind.AGENT_USER
+        await a_for_ann.save(KeyScope.PROFILE, "lang", "fr", user)
+        await a_for_ann.save(KeyScope.PROFILE, "draft", "ann@a", both)
+        await a_for_ben.save(KeyScope.PROFILE, "lang", "de", user)
+        keys = {"lang": KeyScope.PROFILE, "draft": KeyScope.PROFILE}
+        per = {"lang": user, "draft": both}
+        assert await a_for_ann.load(keys, per) == {"lang": "fr", "draft": "ann@a"}
+        assert await b_for_ann.load(keys, per) == {"lang": "fr"}  # per user: across agents
+        assert await a_for_ben.load(keys, per) == {"lang": "de"}
+        assert not anonymous.keeps(KeyScope.PROFILE, user)
+        assert anonymous.keeps(KeyScope.PROFILE) and anonymous.keeps(KeyScope.SHARED, user)
+        with pytest.raises(UserIdRequired):
+            anonymous.owner(KeyScope.PROFILE, both)
+        entry = await store.get(ProfileOwner.user("ann"), "state.profile:lang")
+        assert entry is not None and entry.value == "fr"
+        await a_for_ann.delete(KeyScope.PROFILE, "lang", user)
+        assert await b_for_ann.load(keys, per) == {}

@@ -129,6 +129,7 @@ def _ctx_for(base: ToolCallContext, call: ToolCall) -> ToolCallContext:
         snapshot=base.snapshot,
         activity_sink=base.activity_sink,
         cancellation_token=base.cancellation_token,
+        profile_store=base.profile_store,
     )
 
 

@@ -329,6 +329,7 @@ class ToolPipeline:
             resume_input=state.resume_input if resuming and state is not None else None,
             suspension_id=state.suspension_id if resuming and state is not None else None,
             suspension_reason=state.suspension_reason if resuming and state is not None else None,
+            profile_store=host.profile_store,
         )
 
     async def _execute_one(

@@ -201,6 +201,7 @@ def build_run_record(
         dispatch_id=identity.dispatch_id,
         session_id=identity.session_id,
         transport_request_id=identity.transport_request_id,
+        user_id=identity.user_id,
         waiting=_waiting(lifecycle, calls) if lifecycle.status is RunStatus.WAITING else None,
         outcome=outcome,
         created_at=previous.created_at if previous is not None else start_secs,

@@ -33,7 +33,7 @@ from awaken_contract.contract.storage import (
 from awaken_contract.contract.storage import RunRequestOrigin as StoredOrigin
 from awaken_contract.contract.suspension import ToolCallResume, ToolCallStatus
 from awaken_contract.errors import AwakenError, InvalidResume, ResolveError, ResolveFailed
-from awaken_contract.ids import new_id
+from awaken_contract.ids import check_id, new_id
 from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
 from awaken_contract.scoped_state import ScopedStateEntries
@@ -92,8 +92,10 @@ class AgentRuntime:
         sink: EventSink | None = None,
         *,
         wait_for_decisions: bool = True,
+        user_id: str | None = None,
     ) -> AgentRunResult:
-        """Run ``request`` to its end, sending every event to ``sink``.
+        """Run ``request`` to its end, sending every event to ``sink``; ``user_id`` (or
+        ``request.user_id``) is the user the run acts for — a resumed run keeps its own.
 
         When a tool call suspends, the run emits ``run_finish(suspended)`` and — with
         ``wait_for_decisions`` (default) — waits for decisions sent through
@@ -102,6 +104,8 @@ class AgentRuntime:
         carries decisions (possibly from another process sharing the store).
         """
         store = self.thread_run_store
+        if user_id is not None:
+            request.user_id = user_id
         plan = request.plan
         agent_id = (plan.agent_id if plan is not None else request.agent_id) or (
             await self._infer_agent_id(request.thread_id)
@@ -114,6 +118,7 @@ class AgentRuntime:
             plan = await self._plan(request, agent_id)
         run_id, continuation = plan.run_id, plan.resumes
         previous = await self._planned_run(plan)
+        user_id = self._user_of(request, previous)
         handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
         self.active_runs.register(handle)
         try:
@@ -127,7 +132,9 @@ class AgentRuntime:
                 history = await store.load_messages(request.thread_id) or []
             scoped: ScopedStateSync | None = None
             if self.profile_store is not None:
-                scoped = ScopedStateSync(ScopedStateEntries(self.profile_store, agent_id), state)
+                scoped = ScopedStateSync(
+                    ScopedStateEntries(self.profile_store, agent_id, user_id), state
+                )
                 await scoped.load()
             history = self._clean_history(state, history, request)
             if not request.messages_already_persisted:
@@ -145,6 +152,7 @@ class AgentRuntime:
                 run_mode=request.run_mode,
                 adapter=request.adapter,
                 trace_parent=request.trace_parent,
+                user_id=user_id,
             )
             params = AgentLoopParams(
                 resolver=self.resolver,
@@ -362,6 +370,14 @@ class AgentRuntime:
         if record is not None and record.status.value != "created":
             raise InvalidResume(f"run_id_hint '{plan.run_id}' already exists as a run")
         return None
+
+    @staticmethod
+    def _user_of(request: RunRequest, previous: RunRecord | None) -> str | None:
+        """The run's user: a resumed run keeps the one it started with, else the request's
+        (checked by the id rule)."""
+        if previous is not None and previous.user_id is not None:
+            return previous.user_id
+        return None if request.user_id is None else check_id(request.user_id, "user id")
 
     @staticmethod
     def _clean_history(

@@ -40,6 +40,7 @@ class JobExtras(msgspec.Struct, omit_defaults=True):
     trace_parent: str | None = None
     run_mode: RunMode = RunMode.FOREGROUND
     adapter: AdapterKind = AdapterKind.INTERNAL
+    user_id: str | None = None
 
     def is_default(self) -> bool:
         """True when every field has its default (the extras are then omitted)."""
@@ -65,6 +66,8 @@ class RunSubmission:
     transport_request_id: str | None = None
     trace_parent: str | None = field(default_factory=incoming_trace_parent)
     """W3C ``traceparent`` of the HTTP request that submitted the run."""
+    user_id: str | None = None
+    """The user the run acts for (the authenticated user or the body's ``userId``)."""
 
     def extras(self, run_mode: RunMode) -> JobExtras:
         """The durable extras of this submission."""
@@ -82,6 +85,7 @@ class RunSubmission:
             trace_parent=self.trace_parent,
             run_mode=run_mode,
             adapter=self.adapter,
+            user_id=self.user_id,
         )
 
     def run_mode(self, *, background: bool) -> RunMode:
@@ -134,6 +138,7 @@ def build_request(
         transport_request_id=extras.transport_request_id,
         trace_parent=extras.trace_parent,
         plan=plan,
+        user_id=extras.user_id,
     )
     if extras.overrides:
         request.overrides = InferenceOverride.model_validate(extras.overrides)

@@ -299,6 +299,7 @@ class Submitter:
             created_at=now,
             updated_at=now,
             transport_request_id=submission.transport_request_id,
+            user_id=submission.user_id,
         )
 
     def _new_job(

@@ -15,6 +15,7 @@ from awaken_server.journal_stream import journal_frames
 from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_run, load_thread, status_filter, stream_hub
 from awaken_server.run_control import cancel_response, decision_response
+from awaken_server.security.principal import body_user_id, run_user_id
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import parse_last_event_id, sse_response
 from awaken_server.state import state_of
@@ -55,6 +56,7 @@ async def start_run(request: Request) -> Response:
         thread_id=optional_id(data, "threadId", "thread_id"),
         messages=messages,
         agent_id=agent_id,
+        user_id=run_user_id(request, body_user_id(data)),
     )
     handle = await state.mailbox.submit(submission)
     response = stream_hub(state, handle.hub, None, handle.reservation)
@@ -124,12 +126,18 @@ async def run_inputs(request: Request) -> Response:
         )
     elif mode in ("live_then_queue", "steer"):
         await state.mailbox.submit_live_then_queue(
-            RunSubmission(thread_id=run.thread_id, messages=messages, agent_id=run.agent_id),
+            RunSubmission(
+                thread_id=run.thread_id,
+                messages=messages,
+                agent_id=run.agent_id,
+                user_id=run_user_id(request, body_user_id(data)),
+            ),
             expected_run_id=run.run_id,
         )
     else:
         await load_thread(state, run.thread_id)
-        await inject_messages(state, run.thread_id, messages, run.agent_id, mode)
+        user_id = run_user_id(request, body_user_id(data))
+        await inject_messages(state, run.thread_id, messages, run.agent_id, mode, user_id)
     return json_response({"status": "inputs_accepted", "run_id": run.run_id}, 202)
 
 

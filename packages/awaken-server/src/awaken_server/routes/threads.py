@@ -19,6 +19,7 @@ from awaken_server.errors import BadRequest, NotFound, UnprocessableEntity
 from awaken_server.mailbox import RunSubmission
 from awaken_server.routes.common import load_thread, status_filter
 from awaken_server.run_control import cancel_response, decision_response, interrupt_response
+from awaken_server.security.principal import body_user_id, run_user_id
 from awaken_server.state import state_of
 from awaken_server.thread_input import inject_messages
 from awaken_server.wire import (
@@ -140,7 +141,8 @@ async def post_thread_messages(request: Request) -> Response:
         raise UnprocessableEntity("field 'mode' must be a string")
     agent_id = optional_id(data, "agentId", "agent_id")
     require_agent(state.runtime, agent_id)
-    status = await inject_messages(state, thread.id, messages, agent_id, mode)
+    user_id = run_user_id(request, body_user_id(data))
+    status = await inject_messages(state, thread.id, messages, agent_id, mode, user_id)
     return json_response({"status": status.value, "thread_id": thread.id}, 202)
 
 

@@ -7,7 +7,8 @@ Layout (directories are created on first write; constructing the store creates n
     <base>/heads/<thread_id>.json          MessageHead of the stored message list
     <base>/runs/<run_id>.json              RunRecord
     <base>/journal/<run_id>.jsonl          JournalEntry per line (seq = line number)
-    <base>/profiles/<owner>/<key>.json     ProfileEntry (owner ``agent_<name>`` or ``system``)
+    <base>/profiles/<owner>/<key>.json     ProfileEntry (owner ``system``, ``agent_<name>``,
+                                           ``user@<id>`` or ``agent@<name>@user@<id>``)
     <base>/config/<namespace>/<id>.json    config document
     <base>/mailbox/state.json              mailbox generations and jobs
     <base>/.checkpoint_pending             checkpoint journal (only during/after a crash)

@@ -21,7 +21,13 @@ class FileProfileStore(_FileBacked, ProfileStore):
     """Profile entries as ``profiles/<owner>/<key>.json`` (names percent-encoded)."""
 
     def _owner_dir(self, owner: ProfileOwner) -> Path:
-        name = "system" if owner.agent_name is None else f"agent_{_encode_name(owner.agent_name)}"
+        # encoded names never hold "@", so the user forms cannot collide with "agent_<name>"
+        agent = None if owner.agent_name is None else _encode_name(owner.agent_name)
+        if owner.user_id is not None:
+            user = _encode_name(owner.user_id)
+            name = f"user@{user}" if agent is None else f"agent@{agent}@user@{user}"
+        else:
+            name = "system" if agent is None else f"agent_{agent}"
         return self.base / "profiles" / name
 
     def _path(self, owner: ProfileOwner, key: str) -> Path:

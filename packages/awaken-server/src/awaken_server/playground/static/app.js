@@ -18,6 +18,7 @@ const state = {
   lastSeq: new Map(),  // runId -> last seq received
   bubble: null,        // the assistant message being streamed
   tools: new Map(),    // tool call id -> card
+  decided: new Set(),  // tool call ids this tab sent a decision for
 };
 
 function el(tag, props = {}, ...children) {
@@ -135,6 +136,9 @@ function notice(text, isError = false) {
 // ---- approvals ----------------------------------------------------------------------------
 
 function showApproval({ runId, toolCallId, name, args, message }) {
+  // A run list or event replay fetched before our decision landed still shows the call as
+  // waiting: never bring back a box the user already answered.
+  if (state.decided.has(toolCallId)) return;
   if (ui.approvals.querySelector(`[data-tool-call-id="${CSS.escape(toolCallId)}"]`)) return;
   const box = el("div", { class: "approval", role: "group", "aria-label": `Approve ${name}`, "data-tool-call-id": toolCallId },
     el("strong", { text: `${name} is waiting for your decision` }),
@@ -143,12 +147,14 @@ function showApproval({ runId, toolCallId, name, args, message }) {
     el("pre", { class: "approval-args", text: json(args) }));
   const decide = async (approved) => {
     for (const b of box.querySelectorAll("button")) b.disabled = true;
+    state.decided.add(toolCallId);
     try {
       await api.decide(runId, toolCallId, approved);
       box.remove();
       setStatus(approved ? `Approved ${name}; the run continues.` : `Denied ${name}.`);
       await follow(runId);
     } catch (error) {
+      state.decided.delete(toolCallId);
       for (const b of box.querySelectorAll("button")) b.disabled = false;
       report(error);
     }

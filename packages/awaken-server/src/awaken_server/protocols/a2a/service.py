@@ -54,6 +54,7 @@ from awaken_server.protocols.a2a.wire import (
     TaskStatusUpdateEvent,
 )
 from awaken_server.protocols.agent_directory import default_agent, is_runnable
+from awaken_server.security.principal import body_user_id
 from awaken_server.state import AppState
 
 __all__ = ["A2aService", "Accepted", "decision_of", "parse_status"]
@@ -276,6 +277,7 @@ class A2aService:
             continue_run_id=continue_run_id,
         )
         try:
+            submission.user_id = body_user_id(message.metadata)
             await self.state.mailbox.submit_background(submission)
         except ApiError as exc:
             status = "FAILED_PRECONDITION" if exc.status == 409 else "INVALID_ARGUMENT"

@@ -27,6 +27,7 @@ from awaken_server.protocols.run_stream import (
     live_decision_response,
     resume_response,
 )
+from awaken_server.security.principal import body_user_id, run_user_id
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import parse_last_event_id
 from awaken_server.state import AppState, state_of
@@ -65,7 +66,9 @@ async def _run(
     request: Request, *, thread_id: str | None = None, agent_id: str | None = None
 ) -> Response:
     state = state_of(request)
-    body = RunAgentInput.from_json(await read_json(request))
+    raw = await read_json(request)
+    body = RunAgentInput.from_json(raw)
+    user_id = run_user_id(request, body_user_id(raw, "forwardedProps"))
     require_agent(state.runtime, agent_id or body.agent_id)
     thread_id = thread_id or body.thread_id or new_id()
     stored = await state.store.load_messages(thread_id) or []
@@ -86,6 +89,7 @@ async def _run(
         adapter=AdapterKind.AG_UI,
         decisions=run.decisions,
         frontend_tools=run.frontend_tools,
+        user_id=user_id,
     )
     return await submit_and_stream(state, submission, AG_UI_CODEC, AG_UI_STREAM_HEADERS)
 

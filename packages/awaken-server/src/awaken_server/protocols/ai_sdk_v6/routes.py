@@ -38,6 +38,7 @@ from awaken_server.protocols.run_stream import (
     live_decision_response,
     resume_response,
 )
+from awaken_server.security.principal import body_user_id, run_user_id
 from awaken_server.security.streams import StreamRoute
 from awaken_server.sse import RunEventHub, parse_last_event_id
 from awaken_server.state import AppState, state_of
@@ -76,7 +77,9 @@ async def _chat(
     request: Request, *, thread_id: str | None = None, agent_id: str | None = None
 ) -> Response:
     state = state_of(request)
-    chat_request = ChatRequest.from_json(await read_json(request))
+    body = await read_json(request)
+    chat_request = ChatRequest.from_json(body)
+    user_id = run_user_id(request, body_user_id(body))
     require_agent(state.runtime, agent_id or chat_request.agent_id)
     thread_id = thread_id or chat_request.thread_id or new_id()
     chat = decode_chat_input(
@@ -96,6 +99,7 @@ async def _chat(
         agent_id=agent_id or chat.agent_id,
         adapter=AdapterKind.AI_SDK,
         decisions=chat.decisions,
+        user_id=user_id,
     )
     return await submit_and_stream(state, submission, AI_SDK_CODEC, UI_MESSAGE_STREAM_HEADERS)
 
