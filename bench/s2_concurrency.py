@@ -3,7 +3,9 @@
 Ideal wall time is 0.1 s (two model calls per run). Each scenario (the plain-asyncio floor and
 Awaken) runs in a fresh subprocess, so its peak RSS (``VmHWM``, reset through
 ``/proc/self/clear_refs`` where the kernel allows) is its own. Prints wall time next to the
-ideal and the peak RSS increase per in-flight run. Targets: wall ≤ 1.5x ideal, ≤ 12 KB per run.
+ideal and the peak RSS increase per in-flight run; Awaken once more under the garbage-collector
+policy ``awaken serve`` applies (``awaken_server.gc_policy``). Targets: wall ≤ 1.5x ideal,
+≤ 12 KB per run.
 
     uv run python bench/s2_concurrency.py [--runs 1000]
 """
@@ -61,6 +63,12 @@ async def burst(run: Callable[[], Awaitable[str]], runs: int) -> dict[str, float
 def child(scenario: str, runs: int) -> None:
     if scenario == "floor":
         result = asyncio.run(burst(lambda: floor_run(DELAY), runs))
+    elif scenario == "awaken-serving-gc":
+        from awaken_server.gc_policy import tune_gc_for_serving
+
+        runtime = build_runtime(DELAY)
+        tune_gc_for_serving()  # what ``awaken serve`` does at startup
+        result = asyncio.run(burst(lambda: awaken_run(runtime), runs))
     else:
         runtime = build_runtime(DELAY)
         result = asyncio.run(burst(lambda: awaken_run(runtime), runs))
@@ -79,10 +87,10 @@ def measure(scenario: str, runs: int) -> dict[str, float]:
 
 def main(runs: int) -> None:
     print(f"S2 concurrency ({runs} runs at once, model calls sleep {DELAY * 1000:.0f} ms)")
-    for name in ("floor", "awaken"):
+    for name in ("floor", "awaken", "awaken-serving-gc"):
         r = measure(name, runs)
         print(
-            f"  {name:7s}: wall {r['wall']:6.3f} s = {r['wall'] / IDEAL:4.2f}x ideal "
+            f"  {name:17s}: wall {r['wall']:6.3f} s = {r['wall'] / IDEAL:4.2f}x ideal "
             f"({IDEAL:.1f} s)   peak RSS +{r['rss_kb'] / 1024:6.1f} MB = "
             f"{r['rss_kb'] / runs:5.1f} KB per in-flight run"
         )
@@ -92,7 +100,7 @@ def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--child", choices=["floor", "awaken"])
+    parser.add_argument("--child", choices=["floor", "awaken", "awaken-serving-gc"])
     args = parser.parse_args()
     if args.child:
         child(args.child, args.runs)

@@ -1,11 +1,14 @@
 """End-to-end server throughput: N runs through ``POST /v1/runs``, each read to ``run_finish``.
 
-Each server runs in its own subprocess (uvicorn on a loopback socket; the client, httpx, is this
-process): Awaken on the memory store, Awaken on a SQLite file (``synchronous=FULL``, the durable
-default) and a bare Starlette endpoint streaming the very same SSE frames (captured from one
-Awaken run) with nothing else going on. The agent is the offline demo model asked for the weather:
-2 inferences + 1 tool call per run. For every server and concurrency 1/10/50 it prints runs/s and
-p50/p99 latency per run; for SQLite also the commits and worker-thread hops per run, counted in
+Each server runs in its own subprocess (uvicorn on a loopback socket): Awaken on the memory
+store, Awaken on a SQLite file (``synchronous=FULL``, the durable default) and a bare Starlette
+endpoint streaming the very same SSE frames (captured from one Awaken run) with nothing else
+going on. The client is this process: a lean raw-asyncio HTTP/1.1 client (``_loadgen.py``, one
+keep-alive connection per concurrent run); the floor is measured through httpx as well, to show
+what a full client costs. The agent is the offline demo model asked for the weather: 2
+inferences + 1 tool call per run. For every server and concurrency 1/10/50 it prints runs/s and
+p50/p99 latency per run, the CPU time the server process spent per run (robust on a shared
+machine); for SQLite also the commits and worker-thread hops per run, counted in
 the server process (a statement trace on the store's connection, a counter on aiosqlite's
 per-call primitive).
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _loadgen import load
 
 CONCURRENCY = (1, 10, 50)
 BODY = {"agentId": "assistant", "messages": [{"role": "user", "content": "weather in Paris"}]}
@@ -39,6 +44,8 @@ Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 class _Counters:
     commits = 0
     hops = 0
+    gc_seconds = 0.0
+    gc_started = 0.0
     in_txn = False
     wrote = False
 
@@ -76,12 +83,24 @@ def _count_hops() -> None:
     aiosqlite.Connection._execute = counted  # type: ignore[method-assign]
 
 
+def _count_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _Counters.gc_started = time.perf_counter()
+    else:
+        _Counters.gc_seconds += time.perf_counter() - _Counters.gc_started
+
+
 def _with_counters(app: Asgi) -> Asgi:
     """``app`` plus ``GET /bench/counters`` (commits and thread hops so far)."""
 
     async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == "/bench/counters":
-            body = json.dumps({"commits": _Counters.commits, "hops": _Counters.hops}).encode()
+            counters = {
+                "commits": _Counters.commits,
+                "hops": _Counters.hops,
+                "gc_ms": _Counters.gc_seconds * 1e3,
+            }
+            body = json.dumps(counters).encode()
             await send({"type": "http.response.start", "status": 200, "headers": []})
             await send({"type": "http.response.body", "body": body})
             return
@@ -133,11 +152,19 @@ def _bare_app(frames_file: str) -> Asgi:
 
 
 async def _serve_child(kind: str, arg: str) -> None:
+
+    import gc
     import socket
 
     import uvicorn
+    from awaken_server.gc_policy import SERVING_GC_THRESHOLDS, tune_gc_for_serving
 
     app = _bare_app(arg) if kind == "bare" else await _awaken_app(kind, arg)
+    gc.callbacks.append(_count_gc)
+    # as ``awaken serve`` does (AWAKEN_BENCH_GC=700,10,10: CPython's defaults, for comparison)
+    wanted = os.environ.get("AWAKEN_BENCH_GC")
+    thresholds = tuple(int(x) for x in wanted.split(",")) if wanted else SERVING_GC_THRESHOLDS
+    tune_gc_for_serving(thresholds)  # type: ignore[arg-type]
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
@@ -181,6 +208,26 @@ async def _load(url: str, runs: int, concurrency: int) -> tuple[float, list[floa
         return runs / (time.perf_counter() - start), latencies
 
 
+def _commit_floor(directory: str, commits: int = 200) -> float:
+    """Sequential durable commits per second of a bare SQLite file (WAL, ``synchronous=FULL``,
+    one 2 KB row each): what this disk allows before any Awaken code runs."""
+    import sqlite3
+
+    conn = sqlite3.connect(Path(directory) / "floor.db", isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT)")
+        start = time.perf_counter()
+        for _ in range(commits):
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT INTO t (data) VALUES (?)", ("x" * 2048,))
+            conn.execute("COMMIT")
+        return commits / (time.perf_counter() - start)
+    finally:
+        conn.close()
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(int(q * len(ordered)), len(ordered) - 1)] * 1e3
@@ -200,12 +247,17 @@ class _Child:
             raise RuntimeError(f"the {kind} server did not start (said {line!r})")
         self.url = f"http://127.0.0.1:{int(line.split()[1])}"
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server process used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=30)
 
 
-async def _counters(url: str) -> dict[str, int]:
+async def _counters(url: str) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=url) as client:
         return dict((await client.get("/bench/counters")).json())
 
@@ -213,6 +265,8 @@ async def _counters(url: str) -> dict[str, int]:
 async def main(runs: int) -> None:
     results: dict[str, dict[int, tuple[float, list[float]]]] = {}
     per_run: dict[int, tuple[float, float]] = {}
+    cpu_ms: dict[tuple[str, int], float] = {}
+    body = json.dumps(BODY).encode()
     with tempfile.TemporaryDirectory() as directory:
         frames_file = str(Path(directory) / "frames.sse")
         for kind in ("memory", "sqlite", "bare"):
@@ -220,12 +274,15 @@ async def main(runs: int) -> None:
             try:
                 if kind == "memory":
                     async with httpx.AsyncClient(base_url=child.url, timeout=60) as client:
-                        _, body = await _one_run(client)
-                    Path(frames_file).write_bytes(body)  # noqa: ASYNC240 - before timing
+                        _, frames = await _one_run(client)
+                    Path(frames_file).write_bytes(frames)  # noqa: ASYNC240 - before timing
                 results[kind] = {}
                 for concurrency in CONCURRENCY:
                     before = await _counters(child.url) if kind == "sqlite" else None
-                    results[kind][concurrency] = await _load(child.url, runs, concurrency)
+                    cpu = child.cpu_seconds()
+                    results[kind][concurrency] = await load(child.url, body, runs, concurrency)
+                    # (the 20 warm-up runs are included)
+                    cpu_ms[kind, concurrency] = (child.cpu_seconds() - cpu) * 1e3 / (runs + 20)
                     if before is not None:
                         after = await _counters(child.url)
                         total = runs + min(20, runs)  # the warm-up runs are counted too
@@ -233,26 +290,39 @@ async def main(runs: int) -> None:
                             (after["commits"] - before["commits"]) / total,
                             (after["hops"] - before["hops"]) / total,
                         )
+                if kind == "bare":  # what the client itself costs: the same floor via httpx
+                    results["httpx"] = {c: await _load(child.url, runs, c) for c in CONCURRENCY}
             finally:
                 child.stop()
+        floor_commits = _commit_floor(directory)
     print(f"server HTTP bench: {runs} runs per point, POST /v1/runs read to run_finish")
-    print("  (offline demo model: 2 inferences + 1 tool per run; servers in subprocesses)")
+    print("  (offline demo model: 2 inferences + 1 tool per run; servers in subprocesses;")
+    print("   client: raw asyncio streams, one keep-alive connection per concurrent run)")
     for kind, label in (
         ("bare", "bare Starlette (floor)"),
+        ("httpx", "  same floor, httpx"),
         ("memory", "awaken, memory store"),
         ("sqlite", "awaken, SQLite FULL"),
     ):
         for concurrency, (rate, lat) in results[kind].items():
-            extra = ""
+            extra = (
+                f"   server CPU {cpu_ms[kind, concurrency]:5.2f} ms/run" if kind != "httpx" else ""
+            )
             if kind == "sqlite":
                 commits, hops = per_run[concurrency]
-                extra = f"   {commits:4.1f} commits/run  {hops:5.1f} thread hops/run"
+                extra += f"   {commits:4.1f} commits/run  {hops:5.1f} thread hops/run"
             floor = results["bare"][concurrency][0]
+            if kind == "memory":  # the earlier method: the floor as an httpx client sees it
+                extra += f"   ({rate / results['httpx'][concurrency][0]:4.0%} of httpx floor)"
             print(
                 f"  {label:23s} c={concurrency:<3d} {rate:8.0f} runs/s "
                 f"({rate / floor:4.0%} of floor)"
                 f"   p50 {_pct(lat, 0.5):7.2f} ms  p99 {_pct(lat, 0.99):7.2f} ms{extra}"
             )
+    print(
+        f"  bare SQLite FULL on this disk: {floor_commits:.0f} sequential commits/s "
+        f"({1e3 / floor_commits:.2f} ms per fsync'd commit)"
+    )
     print("  targets: memory >= 50 % of floor; SQLite >= 400 runs/s at c=50, <= 4 commits/run")
 
 

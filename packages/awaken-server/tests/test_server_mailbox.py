@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from awaken_contract.contract.journal import JournalEntry, JournalRecord
-from awaken_contract.contract.mailbox import MailboxInterrupt, MailboxJob
+from awaken_contract.contract.mailbox import MailboxInterrupt, MailboxJob, MailboxRunResult
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.tool import ToolCallContext, ToolResult
@@ -54,10 +54,12 @@ class SlowSettlingMailbox(InMemoryMailboxStore):
         self.interrupted = asyncio.Event()
         self.interrupt_fails = False
 
-    async def ack(self, job_id: str, claim_token: str, now: int) -> MailboxJob:
+    async def ack(
+        self, job_id: str, claim_token: str, now: int, *, result: MailboxRunResult | None = None
+    ) -> MailboxJob:
         self.acking.set()
         await self.release.wait()
-        return await super().ack(job_id, claim_token, now)
+        return await super().ack(job_id, claim_token, now, result=result)
 
     async def interrupt(self, mailbox_id: str, now: int) -> MailboxInterrupt:
         self.interrupted.set()

@@ -108,10 +108,15 @@ class StepJournal:
             )
         )
 
-    def record_attempt(self, attempt: AttemptRecord) -> None:
+    def record_attempt(self, attempt: AttemptRecord, *, skip_seq: bool = True) -> None:
         """Buffer what this attempt of the loop starts from (committed with its first
-        checkpoint); deterministic replay rebuilds the attempt from it."""
-        self._record(attempt)
+        checkpoint); deterministic replay rebuilds the attempt from it. ``skip_seq=False``:
+        the caller skips its seq on the sink itself (after sending the ``run_start`` that
+        precedes it)."""
+        if skip_seq:
+            self._record(attempt)
+        else:
+            self._buffer.append(attempt)
 
     def record_inputs(self, entries: Sequence[ControlInput]) -> None:
         """Buffer the control-channel entries the run took in one read."""
@@ -134,8 +139,8 @@ class StepJournal:
         await self.flush()
 
     async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
-        """Durably record the results of executed calls, with the state commands they
-        returned (a recorded result re-applies them)."""
+        """Record the results of executed calls, with the state commands they returned (a
+        recorded result re-applies them), durably at once."""
         for call, output in results:
             self._record(
                 ToolFinishedRecord(

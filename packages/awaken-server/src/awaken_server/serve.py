@@ -19,6 +19,7 @@ from awaken_contract.runtime import AgentRuntimeApi
 from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
 from awaken_server.config_manager import ConfigRuntimeManager
+from awaken_server.gc_policy import tune_gc_for_serving
 from awaken_server.instance import claim_instance_identity
 from awaken_server.metrics import ServerMetrics
 from awaken_server.playground import playground_routes
@@ -136,6 +137,7 @@ async def serve(
     try:
         app, _ = await prepare_app(setup, store, server, consumer_id=identity.instance_id)
         telemetry = app.state.telemetry
+        tune_gc_for_serving()
         sock = listen(host, port)
         port = sock.getsockname()[1]
         config = uvicorn.Config(

@@ -8,12 +8,13 @@ Everything else — claims, tokens, staleness, retries, interrupts — lives her
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from typing import TypeVar
 
 import msgspec
-from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import (
     MailboxInterrupt,
     MailboxJob,
@@ -25,85 +26,31 @@ from awaken_contract.contract.mailbox import (
 from awaken_contract.errors import AlreadyExists, StorageError, StorageNotFound, VersionConflict
 from awaken_contract.ids import new_id
 
+from awaken_stores._mailbox_txn import MailboxTxn, clear_claim, end_attempt, started, with_result
+
 __all__ = ["MailboxEngine", "MailboxTxn"]
+
+T = TypeVar("T")
 
 _QUEUED = MailboxJobStatus.QUEUED
 _CLAIMED = MailboxJobStatus.CLAIMED
 _FOREVER = 2**62  # a lease horizon no claim reaches
 
 
-class MailboxTxn:
-    """One mailbox's generation and live jobs, loaded under the backend's lock."""
-
-    def __init__(self, mailbox_id: str, generation: int, jobs: list[MailboxJob]) -> None:
-        self.mailbox_id = mailbox_id
-        self.generation = generation
-        self.initial_generation = generation
-        self.jobs: dict[str, MailboxJob] = {j.job_id: j for j in jobs}
-        self._original: dict[str, MailboxJob] = dict(self.jobs)
-        self.busy = False
-
-    @classmethod
-    def busy_marker(cls, mailbox_id: str) -> MailboxTxn:
-        """A transaction that could not lock the mailbox (another one holds it); claims return
-        nothing and no write happens."""
-        txn = cls(mailbox_id, 0, [])
-        txn.busy = True
-        return txn
-
-    def put(self, job: MailboxJob) -> MailboxJob:
-        """Replace (or add) a job; it will be written back."""
-        self.jobs[job.job_id] = job
-        return job
-
-    def changed_jobs(self) -> MailboxJobList:
-        """Jobs added or replaced during the transaction."""
-        return [j for jid, j in self.jobs.items() if self._original.get(jid) is not j]
-
-    def inserted_ids(self) -> set[str]:
-        """Ids of jobs that did not exist before the transaction."""
-        return {jid for jid in self.jobs if jid not in self._original}
-
-    def live(self, status: MailboxJobStatus) -> MailboxJobList:
-        """Jobs with ``status`` ordered by (priority, created_at, job_id)."""
-        found = [j for j in self.jobs.values() if j.status is status]
-        return sorted(found, key=lambda j: (j.priority, j.created_at, j.job_id))
-
-
-def _clear_claim(job: MailboxJob, **changes: object) -> MailboxJob:
-    return msgspec.structs.replace(
-        job, claim_token=None, claimed_by=None, lease_until=None, **changes
-    )
-
-
-def _end_attempt(job: MailboxJob, **changes: object) -> MailboxJob:
-    """``_clear_claim`` for an attempt that failed or was lost (nack, dead letter, expired
-    lease): the attempt's projection goes too — no instance runs it any more, and a "running"
-    run status would be a lie. A result the attempt recorded stays on a dead letter."""
-    run_status = None if job.run_status is RunStatus.RUNNING else job.run_status
-    if changes.get("status") is _QUEUED:
-        changes = {
-            "run_status": None,
-            "termination": None,
-            "run_response": None,
-            "run_error": None,
-            **changes,
-        }
-    else:
-        changes = {"run_status": run_status, **changes}
-    return _clear_claim(job, dispatch_instance_id=None, **changes)
-
-
 class MailboxEngine(MailboxStore):
     """Implements every state-changing ``MailboxStore`` operation over backend transactions."""
 
     # ------------------------------------------------------------------ backend primitives
-    @abstractmethod
     def _transaction(
         self, mailbox_id: str, job_id: str | None = None
     ) -> AbstractAsyncContextManager[MailboxTxn]:
         """Lock the mailbox, load its generation, non-terminal jobs and job ``job_id`` (if it
-        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs."""
+        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs.
+
+        A backend implements this or overrides :meth:`_apply` (which uses it by default)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} implements neither _transaction nor _apply"
+        )
 
     @abstractmethod
     async def _mailbox_of(self, job_id: str) -> str | None:
@@ -122,11 +69,29 @@ class MailboxEngine(MailboxStore):
         """Hook called after a job became claimable (wake-up of waiting workers)."""
         return None
 
+    async def _apply(
+        self,
+        mailbox_id: str,
+        job_id: str | None,
+        change: Callable[[MailboxTxn], T],
+        *,
+        claiming: bool = False,
+    ) -> T:
+        """``change(txn)`` (synchronous) in one mailbox transaction, committed unless it raises;
+        ``claiming`` uses :meth:`_claim_transaction`. Backends may run it in one round trip."""
+        transaction = (
+            self._claim_transaction(mailbox_id)
+            if claiming
+            else self._transaction(mailbox_id, job_id)
+        )
+        async with transaction as txn:
+            return change(txn)
+
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _supersede(txn: MailboxTxn, job: MailboxJob, now: int, reason: str) -> MailboxJob:
         return txn.put(
-            _clear_claim(
+            clear_claim(
                 job,
                 status=MailboxJobStatus.SUPERSEDED,
                 completed_at=now,
@@ -142,18 +107,23 @@ class MailboxEngine(MailboxStore):
 
     @staticmethod
     def _claim_one(
-        txn: MailboxTxn, job: MailboxJob, token: str, consumer: str, lease_ms: int, now: int
+        txn: MailboxTxn,
+        job: MailboxJob,
+        token: str,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        start: str | None = None,
     ) -> MailboxJob:
-        return txn.put(
-            msgspec.structs.replace(
-                job,
-                status=_CLAIMED,
-                claim_token=token,
-                claimed_by=consumer,
-                lease_until=now + lease_ms,
-                updated_at=now,
-            )
+        claimed = msgspec.structs.replace(
+            job,
+            status=_CLAIMED,
+            claim_token=token,
+            claimed_by=consumer,
+            lease_until=now + lease_ms,
+            updated_at=now,
         )
+        return txn.put(claimed if start is None else started(claimed, start, now))
 
     async def _with_job(
         self,
@@ -166,11 +136,14 @@ class MailboxEngine(MailboxStore):
         mailbox_id = await self._mailbox_of(job_id)
         if mailbox_id is None:
             return None
-        async with self._transaction(mailbox_id, job_id) as txn:
+
+        def apply(txn: MailboxTxn) -> MailboxJob | None:
             job = txn.jobs.get(job_id)
             if job is None or job.status is not status:
                 return None
             return change(txn, job)
+
+        return await self._apply(mailbox_id, job_id, apply)
 
     async def _update_claimed(
         self,
@@ -188,54 +161,87 @@ class MailboxEngine(MailboxStore):
         mailbox_id = await self._mailbox_of(job_id)
         if mailbox_id is None:
             raise StorageNotFound(job_id)
-        error: StorageError | None = None
-        async with self._transaction(mailbox_id, job_id) as txn:
+
+        def apply(txn: MailboxTxn) -> MailboxJob | StorageError:
             job = txn.jobs.get(job_id)
             if job is None:
-                error = StorageNotFound(job_id)
-            elif job.status is not _CLAIMED or job.claim_token != token:
-                error = VersionConflict(0, 1)
-            elif self._is_stale(txn, job):
-                error = VersionConflict(job.generation, txn.generation)
+                return StorageNotFound(job_id)
+            if job.status is not _CLAIMED or job.claim_token != token:
+                return VersionConflict(0, 1)
+            if self._is_stale(txn, job):
                 self._supersede(txn, job, now, f"claimed dispatch superseded before {what}")
-            else:
-                job = txn.put(change(job))
-        if error is not None:
-            raise error
-        assert job is not None
-        return job
+                return VersionConflict(job.generation, txn.generation)
+            return txn.put(change(job))
+
+        outcome = await self._apply(mailbox_id, job_id, apply)
+        if isinstance(outcome, StorageError):
+            raise outcome  # (after the commit: a stale job stays superseded)
+        return outcome
 
     # ------------------------------------------------------------------ operations
+    @staticmethod
+    def _queued(txn: MailboxTxn, job: MailboxJob) -> MailboxJob:
+        """``job`` as a new Queued job of the transaction's mailbox (not yet put)."""
+        if job.job_id in txn.jobs:
+            raise AlreadyExists(job.job_id)
+        if job.dedupe_key is not None:
+            for other in txn.jobs.values():
+                if other.dedupe_key == job.dedupe_key and not other.is_terminal:
+                    raise AlreadyExists(f"dedupe_key={job.dedupe_key}")
+        return clear_claim(
+            job,
+            status=_QUEUED,
+            generation=txn.generation,
+            dispatch_instance_id=None,
+            run_status=None,
+            termination=None,
+            run_response=None,
+            run_error=None,
+            completed_at=None,
+        )
+
     async def enqueue(self, job: MailboxJob) -> MailboxJob:
         if await self._mailbox_of(job.job_id) is not None:
             raise AlreadyExists(job.job_id)
-        async with self._transaction(job.mailbox_id, job.job_id) as txn:
-            if job.job_id in txn.jobs:
-                raise AlreadyExists(job.job_id)
-            if job.dedupe_key is not None:
-                for other in txn.jobs.values():
-                    if other.dedupe_key == job.dedupe_key and not other.is_terminal:
-                        raise AlreadyExists(f"dedupe_key={job.dedupe_key}")
-            stored = txn.put(
-                _clear_claim(
-                    job,
-                    status=_QUEUED,
-                    generation=txn.generation,
-                    dispatch_instance_id=None,
-                    run_status=None,
-                    termination=None,
-                    run_response=None,
-                    run_error=None,
-                    completed_at=None,
-                )
-            )
+        stored = await self._apply(
+            job.mailbox_id, job.job_id, lambda txn: txn.put(self._queued(txn, job))
+        )
         await self._work_available(job.mailbox_id)
         return stored
 
+    async def enqueue_claimed(
+        self,
+        job: MailboxJob,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        *,
+        start: str | None = None,
+        if_idle: bool = False,
+    ) -> MailboxJob | None:
+        if await self._mailbox_of(job.job_id) is not None:
+            raise AlreadyExists(job.job_id)
+
+        def apply(txn: MailboxTxn) -> MailboxJob | None:
+            queued = self._queued(txn, job)
+            if txn.live(_CLAIMED) or (if_idle and txn.live(_QUEUED)):
+                return None
+            return self._claim_one(txn, queued, new_id(), consumer, lease_ms, now, start)
+
+        return await self._apply(job.mailbox_id, job.job_id, apply)
+
     async def claim(
-        self, mailbox_id: str, consumer: str, lease_ms: int, now: int, limit: int = 1
+        self,
+        mailbox_id: str,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        limit: int = 1,
+        *,
+        start: str | None = None,
     ) -> MailboxJobList:
-        async with self._claim_transaction(mailbox_id) as txn:
+
+        def apply(txn: MailboxTxn) -> MailboxJobList:
             if txn.busy:
                 return []
             for job in txn.live(_QUEUED):
@@ -247,10 +253,12 @@ class MailboxEngine(MailboxStore):
             if not ready:
                 return []
             token = new_id()
-            return [self._claim_one(txn, j, token, consumer, lease_ms, now) for j in ready]
+            return [self._claim_one(txn, j, token, consumer, lease_ms, now, start) for j in ready]
+
+        return await self._apply(mailbox_id, None, apply, claiming=True)
 
     async def claim_job(
-        self, job_id: str, consumer: str, lease_ms: int, now: int
+        self, job_id: str, consumer: str, lease_ms: int, now: int, *, start: str | None = None
     ) -> MailboxJob | None:
         def claim(txn: MailboxTxn, job: MailboxJob) -> MailboxJob | None:
             if self._is_stale(txn, job):
@@ -258,20 +266,21 @@ class MailboxEngine(MailboxStore):
                 return None
             if txn.live(_CLAIMED):
                 return None
-            return self._claim_one(txn, job, new_id(), consumer, lease_ms, now)
+            return self._claim_one(txn, job, new_id(), consumer, lease_ms, now, start)
 
         return await self._with_job(job_id, _QUEUED, claim)
 
-    async def ack(self, job_id: str, claim_token: str, now: int) -> MailboxJob:
-        return await self._update_claimed(
-            job_id,
-            claim_token,
-            now,
-            "ack",
-            lambda job: _clear_claim(
+    async def ack(
+        self, job_id: str, claim_token: str, now: int, *, result: MailboxRunResult | None = None
+    ) -> MailboxJob:
+        def accept(job: MailboxJob) -> MailboxJob:
+            if result is not None:
+                job = with_result(job, result, now)
+            return clear_claim(
                 job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now
-            ),
-        )
+            )
+
+        return await self._update_claimed(job_id, claim_token, now, "ack", accept)
 
     async def _fail(
         self, job_id: str, token: str, now: int, error_text: str, retry_at: int | None
@@ -279,7 +288,7 @@ class MailboxEngine(MailboxStore):
         def fail(job: MailboxJob) -> MailboxJob:
             attempts = job.attempt_count + 1
             if retry_at is None or attempts >= job.max_attempts:
-                return _end_attempt(
+                return end_attempt(
                     job,
                     status=MailboxJobStatus.DEAD_LETTER,
                     attempt_count=attempts if retry_at is not None else job.attempt_count,
@@ -287,7 +296,7 @@ class MailboxEngine(MailboxStore):
                     completed_at=now,
                     updated_at=now,
                 )
-            return _end_attempt(
+            return end_attempt(
                 job,
                 status=_QUEUED,
                 attempt_count=attempts,
@@ -315,7 +324,7 @@ class MailboxEngine(MailboxStore):
             job_id,
             _QUEUED,
             lambda txn, job: txn.put(
-                _clear_claim(
+                clear_claim(
                     job, status=MailboxJobStatus.CANCELLED, completed_at=now, updated_at=now
                 )
             ),
@@ -337,7 +346,8 @@ class MailboxEngine(MailboxStore):
         return await self._with_job(job_id, _CLAIMED, renew) is not None
 
     async def interrupt(self, mailbox_id: str, now: int) -> MailboxInterrupt:
-        async with self._transaction(mailbox_id) as txn:
+
+        def apply(txn: MailboxTxn) -> MailboxInterrupt:
             old = txn.generation
             txn.generation = old + 1
             superseded = [
@@ -352,6 +362,8 @@ class MailboxEngine(MailboxStore):
                 superseded_count=len(superseded),
                 superseded_jobs=superseded,
             )
+
+        return await self._apply(mailbox_id, None, apply)
 
     async def supersede_claimed(
         self, job_id: str, claim_token: str, now: int, reason: str
@@ -371,16 +383,7 @@ class MailboxEngine(MailboxStore):
             claim_token,
             now,
             "execution start",
-            lambda job: msgspec.structs.replace(
-                job,
-                dispatch_instance_id=instance_id,
-                run_status=RunStatus.RUNNING,
-                termination=None,
-                run_response=None,
-                run_error=None,
-                completed_at=None,
-                updated_at=now,
-            ),
+            lambda job: started(job, instance_id, now),
         )
 
     async def record_run_result(
@@ -391,16 +394,7 @@ class MailboxEngine(MailboxStore):
             claim_token,
             now,
             "result recording",
-            lambda job: msgspec.structs.replace(
-                job,
-                dispatch_instance_id=result.dispatch_instance_id,
-                run_status=result.status,
-                termination=result.termination,
-                run_response=result.response,
-                run_error=result.error,
-                completed_at=now,
-                updated_at=now,
-            ),
+            lambda job: with_result(job, result, now),
         )
 
     async def reclaim_expired_leases(self, now: int, limit: int) -> MailboxJobList:
@@ -413,35 +407,38 @@ class MailboxEngine(MailboxStore):
         """Expired claims, or (``consumer``) every claim that consumer holds."""
         horizon = now if consumer is None else _FOREVER
         reclaimed: list[MailboxJob] = []
+
+        def reclaim(job_id: str, txn: MailboxTxn) -> MailboxJob | None:
+            job = txn.jobs.get(job_id)
+            if (
+                job is None
+                or job.status is not _CLAIMED
+                or job.lease_until is None
+                or job.lease_until >= horizon
+                or (consumer is not None and job.claimed_by != consumer)
+            ):
+                return None
+            if self._is_stale(txn, job):
+                self._supersede(txn, job, now, "claimed dispatch superseded: lease expired")
+                return None
+            attempts = job.attempt_count + 1
+            if attempts >= job.max_attempts:
+                changed = end_attempt(
+                    job,
+                    status=MailboxJobStatus.DEAD_LETTER,
+                    attempt_count=attempts,
+                    last_error="lease expired",
+                    completed_at=now,
+                    updated_at=now,
+                )
+            else:
+                changed = end_attempt(job, status=_QUEUED, attempt_count=attempts, updated_at=now)
+            return txn.put(changed)
+
         for job_id, mailbox_id in await self._expired_candidates(horizon, limit):
-            async with self._transaction(mailbox_id, job_id) as txn:
-                job = txn.jobs.get(job_id)
-                if (
-                    job is None
-                    or job.status is not _CLAIMED
-                    or job.lease_until is None
-                    or job.lease_until >= horizon
-                    or (consumer is not None and job.claimed_by != consumer)
-                ):
-                    continue
-                if self._is_stale(txn, job):
-                    self._supersede(txn, job, now, "claimed dispatch superseded: lease expired")
-                    continue
-                attempts = job.attempt_count + 1
-                if attempts >= job.max_attempts:
-                    changed = _end_attempt(
-                        job,
-                        status=MailboxJobStatus.DEAD_LETTER,
-                        attempt_count=attempts,
-                        last_error="lease expired",
-                        completed_at=now,
-                        updated_at=now,
-                    )
-                else:
-                    changed = _end_attempt(
-                        job, status=_QUEUED, attempt_count=attempts, updated_at=now
-                    )
-                reclaimed.append(txn.put(changed))
-            if reclaimed and reclaimed[-1].status is _QUEUED:
-                await self._work_available(mailbox_id)
+            job = await self._apply(mailbox_id, job_id, functools.partial(reclaim, job_id))
+            if job is not None:
+                reclaimed.append(job)
+                if job.status is _QUEUED:
+                    await self._work_available(mailbox_id)
         return reclaimed

@@ -72,6 +72,13 @@ class LlmExecutor(abc.ABC):
         tool instead. Wrapping executors delegate to the executor they wrap."""
         return False
 
+    def streams(self) -> bool:
+        """True when :meth:`stream` yields deltas as they arrive; False when it only replays
+        the collected result of :meth:`execute` (the default :meth:`stream`), so a caller may
+        call :meth:`execute` and take :func:`stream_events_of` directly. Wrapping executors
+        delegate to the executor they wrap."""
+        return type(self).stream is not LlmExecutor.stream
+
     async def stream(self, request: InferenceRequest) -> AsyncIterator[LlmStreamEvent]:
         """Stream one inference as events. The default wraps :meth:`execute`."""
         result = await self.execute(request)

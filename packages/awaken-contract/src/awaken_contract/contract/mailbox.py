@@ -202,6 +202,12 @@ class MailboxStore(ABC):
     dead_letter and start/result recording verify the claim token; interrupt bumps the generation
     and supersedes queued jobs atomically. Stale jobs (generation older than the mailbox's) are
     superseded whenever an operation touches them.
+
+    A worker's life of a job takes few transactions: ``claim``/``claim_job`` with ``start``
+    also record the execution start, ``enqueue_claimed`` enqueues and claims in one go and
+    ``ack`` with ``result`` records the run's result as it settles the job. The defaults
+    compose the single-step operations; the backends of ``awaken-stores`` do each in one
+    transaction.
     """
 
     @abstractmethod
@@ -213,20 +219,55 @@ class MailboxStore(ABC):
 
     @abstractmethod
     async def claim(
-        self, mailbox_id: str, consumer: str, lease_ms: int, now: int, limit: int = 1
+        self,
+        mailbox_id: str,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        limit: int = 1,
+        *,
+        start: str | None = None,
     ) -> MailboxJobList:
         """Claim up to ``limit`` available Queued jobs (priority, then FIFO); ``[]`` when the
-        mailbox already has a Claimed job."""
+        mailbox already has a Claimed job. ``start``: also record that execution instance
+        ``start`` begins (as :meth:`record_job_start`)."""
 
     @abstractmethod
     async def claim_job(
-        self, job_id: str, consumer: str, lease_ms: int, now: int
+        self, job_id: str, consumer: str, lease_ms: int, now: int, *, start: str | None = None
     ) -> MailboxJob | None:
-        """Claim one specific Queued job, ignoring ``available_at``; ``None`` when impossible."""
+        """Claim one specific Queued job, ignoring ``available_at``; ``None`` when impossible.
+        ``start`` as for :meth:`claim`."""
+
+    async def enqueue_claimed(
+        self,
+        job: MailboxJob,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        *,
+        start: str | None = None,
+        if_idle: bool = False,
+    ) -> MailboxJob | None:
+        """Enqueue ``job`` and claim it at once (an inline run); ``None`` — and nothing
+        left queued — when the mailbox already has a Claimed job (``if_idle``: any
+        non-terminal job). Raises as :meth:`enqueue`.
+
+        The default enqueues, claims and cancels a job it could not claim."""
+        if if_idle and await self.list(job.mailbox_id, [MailboxJobStatus.QUEUED], 1):
+            return None
+        stored = await self.enqueue(job)
+        claimed = await self.claim_job(stored.job_id, consumer, lease_ms, now, start=start)
+        if claimed is None:
+            await self.cancel(stored.job_id, now)
+        return claimed
 
     @abstractmethod
-    async def ack(self, job_id: str, claim_token: str, now: int) -> MailboxJob:
-        """Claimed → Accepted. Wrong token or stale generation raises ``VersionConflict``."""
+    async def ack(
+        self, job_id: str, claim_token: str, now: int, *, result: MailboxRunResult | None = None
+    ) -> MailboxJob:
+        """Claimed → Accepted, recording ``result`` (as :meth:`record_run_result`) when given.
+        Wrong token or stale generation raises ``VersionConflict``."""
 
     @abstractmethod
     async def nack(

@@ -9,6 +9,8 @@ same way. :func:`find_waiting_run` is the one rule for "the thread's waiting run
 
 from __future__ import annotations
 
+import enum
+
 import msgspec
 
 from awaken_contract.contract.storage import RunRecord, ThreadRunStore
@@ -16,18 +18,29 @@ from awaken_contract.contract.storage import RunRecord, ThreadRunStore
 __all__ = ["RunPlan", "find_waiting_run"]
 
 
+class _Unread(enum.Enum):
+    UNREAD = "unread"
+
+
+_UNREAD = _Unread.UNREAD  # the caller did not read the thread's latest run
+
+
 class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The run an activation executes.
 
     ``resumes`` is true when the activation continues the existing run ``run_id`` (a waiting
     run, or a run an earlier attempt already started); ``decision_targets`` are the ids that
-    run waited on when it was planned (empty for a new run).
+    run waited on when it was planned (empty for a new run). With ``record_read`` the planner
+    read the run's record just before handing the plan over and ``record`` is what it found
+    (``None``: no record yet); the runtime then does not read it again.
     """
 
     agent_id: str
     run_id: str
     resumes: bool = False
     decision_targets: list[str] = msgspec.field(default_factory=list)
+    record: RunRecord | None = None
+    record_read: bool = False
 
     @classmethod
     def resume(cls, run: RunRecord, agent_id: str | None = None) -> RunPlan:
@@ -40,14 +53,18 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
         )
 
 
-async def find_waiting_run(store: ThreadRunStore, thread_id: str) -> RunRecord | None:
-    """The run of ``thread_id`` that waits to be resumed: its open run, else its latest run."""
+async def find_waiting_run(
+    store: ThreadRunStore, thread_id: str, latest: RunRecord | _Unread | None = _UNREAD
+) -> RunRecord | None:
+    """The run of ``thread_id`` that waits to be resumed: its open run, else its latest run
+    (``latest``: the thread's latest run as the caller already read it)."""
     thread = await store.load_thread(thread_id)
     if thread is not None and thread.open_run_id:
         run = await store.load_run(thread.open_run_id)
         if run is not None and run.thread_id == thread_id and run.is_resumable_waiting():
             return run
-    latest = await store.latest_run(thread_id)
+    if isinstance(latest, _Unread):
+        latest = await store.latest_run(thread_id)
     if latest is not None and latest.is_resumable_waiting():
         return latest
     return None

@@ -72,6 +72,9 @@ class ModalityCheckedExecutor(LlmExecutor):
     def supports_response_format(self, request: InferenceRequest) -> bool:
         return self.inner.supports_response_format(request)
 
+    def streams(self) -> bool:
+        return self.inner.streams()
+
     async def execute(self, request: InferenceRequest) -> StreamResult:
         self.check(request)
         return await self.inner.execute(request)

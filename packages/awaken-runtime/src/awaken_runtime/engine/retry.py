@@ -86,6 +86,9 @@ class RetryingExecutor(LlmExecutor):
     def supports_response_format(self, request: InferenceRequest) -> bool:
         return self.inner.supports_response_format(request)
 
+    def streams(self) -> bool:
+        return self.inner.streams()
+
     def models_for(self, request: InferenceRequest) -> list[str]:
         """Primary model followed by the fallback models, in the order they are tried."""
         override = overrides_of(request).fallback_models
@@ -155,10 +158,7 @@ class RetryingExecutor(LlmExecutor):
     async def execute(self, request: InferenceRequest) -> StreamResult:
         """Collected inference with retries and fallbacks."""
 
-        async def call(req: InferenceRequest) -> StreamResult:
-            return await self.inner.execute(req)
-
-        result, model = await self._attempts(request, call)
+        result, model = await self._attempts(request, self.inner.execute)
         assert isinstance(result, StreamResult)
         if self.breaker is not None:
             self.breaker.record_success(model)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from awaken_contract.contract.event import Error, RunFinish
+from awaken_contract.contract.event import AgentEvent, Error, RunFinish
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.errors import LoopStorageFailed
 from awaken_contract.model import Phase
@@ -43,32 +43,46 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
             await run.emit(Error(message=str(exc), code="phase_error"))
             termination = TerminationReason.error(str(exc))
     response = last_assistant_text(run.messages, run.input_message_count)
+    # The final state and ``run_finish`` are journaled by the final checkpoint itself (one
+    # transaction) and sent once it committed.
+    tail = _tail(run, termination)
     try:
-        await run.checkpoint(termination, response)
+        await run.checkpoint(termination, response, events=tail)
     except LoopStorageFailed as exc:
         _log.warning("final checkpoint of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not TerminationKind.ERROR:
             await run.emit(Error(message=str(exc), code="storage_error"))
             termination = TerminationReason.error(str(exc))
-    await run.emit_state_snapshot()
+        for event in _tail(run, termination):
+            await run.emit(event)
+        await run.flush_journal()
+    else:
+        for event in tail:
+            await run.deliver(event)
+    return run.result(termination, response)
+
+
+def _tail(run: LoopContext, termination: TerminationReason) -> list[AgentEvent]:
+    """The events that end a finished run: its state (when wanted), then ``run_finish``."""
     lifecycle = run.lifecycle()
-    result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
+    result: dict[str, Any] = {
+        "response": last_assistant_text(run.messages, run.input_message_count),
+        "status": lifecycle.status.value,
+    }
     if lifecycle.status_reason:
         result["status_reason"] = lifecycle.status_reason
     if run.output.result is not None:
         result["output"] = run.output.result.data
     identity = run.identity
-    await run.emit(
-        RunFinish(
-            thread_id=identity.thread_id,
-            run_id=identity.run_id,
-            termination=termination,
-            identity=identity,
-            result=result,
-        )
+    finish_event = RunFinish(
+        thread_id=identity.thread_id,
+        run_id=identity.run_id,
+        termination=termination,
+        identity=identity,
+        result=result,
     )
-    await run.flush_journal()
-    return run.result(termination, response)
+    snapshot = run.state_snapshot()
+    return [finish_event] if snapshot is None else [snapshot, finish_event]
 
 
 async def finish_suspended(run: LoopContext) -> None:

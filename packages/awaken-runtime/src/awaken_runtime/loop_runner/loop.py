@@ -82,7 +82,6 @@ async def _run(run: LoopContext) -> AgentRunResult:
     if params.is_continuation and run.store.snapshot().get(RunLifecycleKey) is None:
         start = RunLifecycleUpdate.start(run.identity.run_id)
     run.store.commit(MutationBatch().update(RunLifecycleKey, start))
-    await run.emit_run_start()
     try:
         termination = await _run_body(run)
     except (RunCancelled, StateCancelled):
@@ -103,8 +102,15 @@ async def _run(run: LoopContext) -> AgentRunResult:
 async def _run_body(run: LoopContext) -> TerminationReason:
     """The loop proper; ``suspended`` when the run stays parked without waiting."""
     # The attempt is durable from its start: thread, input messages and a ``running`` record
-    # (so the thread, runs/active and the history answer truthfully during the first step).
-    await run.checkpoint()
+    # (so the thread, runs/active and the history answer truthfully during the first step);
+    # ``run_start`` is journaled by that checkpoint and sent once it committed.
+    run_start = run.run_start()
+    try:
+        await run.checkpoint(events=[run_start])
+    except BaseException:
+        await run.emit_run_start()  # the stream still opens with it (journaled later)
+        raise
+    await run.deliver(run_start)
     await run.pipeline.replay_resumed()
     try:
         await run.run_phase(Phase.RUN_START)

@@ -4,7 +4,6 @@ the runtime resolved for it (the result type, :class:`AgentRunResult`, lives in
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,8 @@ from awaken_contract.contract.storage import (
 )
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
+
+from awaken_runtime.loop_runner.control import ControlChannel
 
 if TYPE_CHECKING:
     from awaken_contract.registry_spec import InferenceOverride
@@ -99,7 +100,7 @@ class AgentLoopParams:
     messages: list[Message]
     run_identity: RunIdentity
     cancellation_token: CancellationToken | None = None
-    decision_rx: asyncio.Queue[ControlMessage] | None = None
+    decision_rx: ControlChannel[ControlMessage] | None = None
     overrides: InferenceOverride | None = None
     frontend_tools: list[ToolDescriptor] = field(default_factory=list)
     decisions: DecisionBatch = field(default_factory=list)

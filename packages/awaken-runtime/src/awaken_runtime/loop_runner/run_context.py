@@ -126,6 +126,7 @@ class LoopContext:
         self.journal: StepJournal | None = None
         self.resume: ResumePoint | None = params.resume
         self._attempt: AttemptRecord | None = None
+        self._owed_skip = False
         self._sink: EventSink = params.sink
 
     async def open_journal(self) -> None:
@@ -240,10 +241,24 @@ class LoopContext:
         """Send one event to the run's sink."""
         await self.sink.emit(event)
 
-    async def emit_state_snapshot(self) -> None:
+    async def deliver(self, event: AgentEvent) -> None:
+        """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
+        await (self.params.sink if self.journal is not None else self.sink).emit(event)
+        if self._owed_skip and isinstance(event, RunStart):
+            self._owed_skip = False
+            self.params.sink.skip_seq(1)  # the attempt record journaled after it
+
+    def state_snapshot(self) -> StateSnapshot | None:
         """``state_snapshot`` of the current state, when the sink wants one."""
         if self.sink.wants_state_snapshots:
-            await self.emit(StateSnapshot(snapshot=self.persisted()))
+            return StateSnapshot(snapshot=self.persisted())
+        return None
+
+    async def emit_state_snapshot(self) -> None:
+        """Emit :meth:`state_snapshot` (when wanted)."""
+        snapshot = self.state_snapshot()
+        if snapshot is not None:
+            await self.emit(snapshot)
 
     def persisted(self) -> PersistedState:
         """``export_persisted()`` of the current revision (computed once per revision)."""
@@ -358,20 +373,26 @@ class LoopContext:
         return sorted((t.descriptor() for t in self.tools.values()), key=lambda d: d.id)
 
     # ------------------------------------------------------------------ step boundaries
-    async def emit_run_start(self) -> None:
-        """``run_start`` of this run (again after a resume in place)."""
+    def run_start(self) -> RunStart:
+        """The ``run_start`` event of this run."""
         identity = self.identity
-        await self.emit(
-            RunStart(
-                thread_id=identity.thread_id,
-                run_id=identity.run_id,
-                parent_run_id=identity.parent_run_id,
-                identity=identity,
-            )
+        return RunStart(
+            thread_id=identity.thread_id,
+            run_id=identity.run_id,
+            parent_run_id=identity.parent_run_id,
+            identity=identity,
         )
+
+    def _record_attempt(self) -> None:
+        """Journal this attempt's starting point right after its first ``run_start``."""
         if self._attempt is not None and self.journal is not None:
             self.journal.record_attempt(self._attempt)
             self._attempt = None
+
+    async def emit_run_start(self) -> None:
+        """Emit :meth:`run_start` (again after a resume in place)."""
+        await self.emit(self.run_start())
+        self._record_attempt()
 
     async def complete_step(self, *, checkpoint: bool = True) -> None:
         """StepEnd phase, checkpoint, then ``state_snapshot`` + ``step_end``."""
@@ -386,10 +407,15 @@ class LoopContext:
         await self.emit(StepEnd())
 
     async def checkpoint(
-        self, termination: TerminationReason | None = None, response: str = ""
+        self,
+        termination: TerminationReason | None = None,
+        response: str = "",
+        *,
+        events: Sequence[AgentEvent] = (),
     ) -> None:
         """Persist messages and the run record (no-op without a checkpoint store), and the
-        Shared/Profile keys the run changed (with a profile store)."""
+        Shared/Profile keys the run changed (with a profile store). ``events`` are journaled
+        in the same transaction; the caller sends them afterwards (:meth:`deliver`)."""
         scoped = self.params.scoped_state
         if scoped is not None:
             try:
@@ -413,6 +439,13 @@ class LoopContext:
         journal = self.journal
         try:
             if journal is not None and isinstance(target, JournaledThreadRunStore):
+                for event in events:
+                    journal.record_event(event)
+                    if isinstance(event, RunStart) and self._attempt is not None:
+                        # its seq is skipped once the run_start before it was sent (deliver)
+                        journal.record_attempt(self._attempt, skip_seq=False)
+                        self._attempt = None
+                        self._owed_skip = True
                 records = journal.take()
                 entries = await target.checkpoint_step(
                     self.identity.thread_id,

@@ -9,9 +9,12 @@ drops every tool call and reports ``EndTurn``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import msgspec
 from awaken_contract.contract.content import AnyContentBlock, TextBlock
 from awaken_contract.contract.event import (
+    AgentEvent,
     ReasoningDelta,
     TextDelta,
     ToolCallDelta,
@@ -19,9 +22,10 @@ from awaken_contract.contract.event import (
     ToolCallStart,
 )
 from awaken_contract.contract.event_sink import EventSink
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor, stream_events_of
 from awaken_contract.contract.inference import (
     ContentBlockStopChunk,
+    LlmStreamEvent,
     ReasoningDeltaChunk,
     StopChunk,
     StopReason,
@@ -92,32 +96,44 @@ class StreamCollector:
 async def consume_stream(
     executor: LlmExecutor, request: InferenceRequest, sink: EventSink, out: StreamCollector
 ) -> None:
-    """Read ``executor.stream(request)`` into ``out``, forwarding deltas to ``sink``."""
+    """Read ``executor.stream(request)`` into ``out``, forwarding deltas to ``sink`` (an
+    executor that does not stream is called directly: the same events, no async generator)."""
     emit = sink.emit
+    if not executor.streams():
+        for event in stream_events_of(await executor.execute(request)):
+            await _take(event, out, emit)
+        return
     stream = executor.stream(request)
     try:
         async for event in stream:
-            if isinstance(event, TextDeltaChunk):
-                out._text.append(event.delta)
-                await emit(TextDelta(delta=event.delta))
-            elif isinstance(event, ToolCallDeltaChunk):
-                entry = out.calls.get(event.id)
-                if entry is not None:
-                    entry[1].append(event.args_delta)
-                    await emit(ToolCallDelta(id=event.id, args_delta=event.args_delta))
-            elif isinstance(event, ToolCallStartChunk):
-                if event.id not in out.calls:
-                    out.calls[event.id] = (event.name, [])
-                await emit(ToolCallStart(id=event.id, name=event.name))
-            elif isinstance(event, ReasoningDeltaChunk):
-                await emit(ReasoningDelta(delta=event.delta))
-            elif isinstance(event, UsageChunk):
-                out.usage = event.usage
-            elif isinstance(event, StopChunk):
-                out.stop_reason = event.stop_reason
-            elif isinstance(event, ContentBlockStopChunk):
-                out.flush_text()
+            await _take(event, out, emit)
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+async def _take(
+    event: LlmStreamEvent, out: StreamCollector, emit: Callable[[AgentEvent], Awaitable[None]]
+) -> None:
+    """Collect one stream event into ``out`` and forward its delta."""
+    if isinstance(event, TextDeltaChunk):
+        out._text.append(event.delta)
+        await emit(TextDelta(delta=event.delta))
+    elif isinstance(event, ToolCallDeltaChunk):
+        entry = out.calls.get(event.id)
+        if entry is not None:
+            entry[1].append(event.args_delta)
+            await emit(ToolCallDelta(id=event.id, args_delta=event.args_delta))
+    elif isinstance(event, ToolCallStartChunk):
+        if event.id not in out.calls:
+            out.calls[event.id] = (event.name, [])
+        await emit(ToolCallStart(id=event.id, name=event.name))
+    elif isinstance(event, ReasoningDeltaChunk):
+        await emit(ReasoningDelta(delta=event.delta))
+    elif isinstance(event, UsageChunk):
+        out.usage = event.usage
+    elif isinstance(event, StopChunk):
+        out.stop_reason = event.stop_reason
+    elif isinstance(event, ContentBlockStopChunk):
+        out.flush_text()

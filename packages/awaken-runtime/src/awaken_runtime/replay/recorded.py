@@ -47,6 +47,7 @@ from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolOutput
 from awaken_contract.errors import AwakenError, ExecutionFailed, InferenceExecutionError
 
+from awaken_runtime.loop_runner.control import ControlChannel
 from awaken_runtime.loop_runner.journal_inputs import control_messages
 from awaken_runtime.loop_runner.params import ControlMessage
 from awaken_runtime.registry.resolved import AgentResolver, ResolvedAgent
@@ -197,7 +198,7 @@ class ReplaySink(EventSink):
         self.state.after_event(event)
 
 
-class ReplayChannel(asyncio.Queue[ControlMessage]):
+class ReplayChannel(ControlChannel[ControlMessage]):
     """The replayed run's control channel: batches staged by the sink, one batch per read."""
 
     def __init__(self) -> None:

@@ -13,6 +13,7 @@ from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.errors import ThreadAlreadyRunning
 
 from awaken_runtime.cancellation import RunCanceller
+from awaken_runtime.loop_runner.control import ControlChannel
 from awaken_runtime.loop_runner.params import ControlMessage
 
 __all__ = ["ActiveRunRegistry", "RunHandle"]
@@ -37,7 +38,7 @@ class RunHandle:
         self.dispatch_id = dispatch_id
         self.token = CancellationToken()
         self.canceller = RunCanceller(self.token, watch=False)
-        self.control: asyncio.Queue[ControlMessage] = asyncio.Queue()
+        self.control: ControlChannel[ControlMessage] = ControlChannel()
         self.released: asyncio.Event | None = None
 
     def cancel(self) -> None:

@@ -138,7 +138,7 @@ class AgentRuntime:
                 await scoped.load()
             history = self._clean_history(state, history, request)
             if not request.messages_already_persisted:
-                history.extend(request.messages)
+                history.extend(_not_yet_in(history, request.messages))
             identity = RunIdentity(
                 thread_id=request.thread_id,
                 run_id=run_id,
@@ -356,16 +356,17 @@ class AgentRuntime:
     async def _planned_run(self, plan: RunPlan) -> RunRecord | None:
         """Check a submitted plan against the store; the record it resumes."""
         store = self.thread_run_store
+        record = plan.record
+        if not plan.record_read and store is not None:
+            record = await store.load_run(plan.run_id)
         if plan.resumes:
             if store is None:
                 raise InvalidResume(f"continue_run_id '{plan.run_id}' requires run storage")
-            record = await store.load_run(plan.run_id)
             if record is None:
                 raise InvalidResume(
                     f"continue_run_id '{plan.run_id}' does not reference an existing run"
                 )
             return record
-        record = await store.load_run(plan.run_id) if store is not None else None
         if record is not None and record.status.value != "created":
             raise InvalidResume(f"run_id_hint '{plan.run_id}' already exists as a run")
         return None
@@ -406,3 +407,13 @@ class AgentRuntime:
             parent_thread_id=request.parent_thread_id,
             transport_request_id=request.transport_request_id,
         )
+
+
+def _not_yet_in(history: list[Message], messages: list[Message]) -> list[Message]:
+    """``messages`` minus those already in ``history`` (by id): the input an earlier attempt
+    of the same job wrote is not appended twice."""
+    ids = {m.id for m in messages if m.id is not None}
+    if not ids or not history:
+        return messages
+    present = {m.id for m in history if m.id in ids}
+    return [m for m in messages if m.id is None or m.id not in present] if present else messages

@@ -18,6 +18,7 @@ from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, Termi
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus, MailboxRunResult
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.run_plan import RunPlan
+from awaken_contract.contract.storage import RunRecord
 from awaken_contract.errors import AgentLoopError, AwakenError, VersionConflict
 from awaken_contract.ids import new_id, now_ms
 
@@ -55,7 +56,12 @@ class JobRunner:
         worker.state = WorkerState.CLAIMING
         try:
             jobs = await self.core.store.claim(
-                thread_id, self.core.consumer_id, self.core.config.lease_ms, now_ms(), 1
+                thread_id,
+                self.core.consumer_id,
+                self.core.config.lease_ms,
+                now_ms(),
+                1,
+                start=new_id(),
             )
         except Exception:
             worker.state = WorkerState.IDLE
@@ -78,7 +84,11 @@ class JobRunner:
         worker.state = WorkerState.CLAIMING
         try:
             claimed = await self.core.store.claim_job(
-                job.job_id, self.core.consumer_id, self.core.config.lease_ms, now_ms()
+                job.job_id,
+                self.core.consumer_id,
+                self.core.config.lease_ms,
+                now_ms(),
+                start=new_id(),
             )
         except Exception:
             claimed = None
@@ -167,31 +177,31 @@ class JobRunner:
     async def _run_job(
         self, worker: ThreadWorker, job: MailboxJob, token: str, run_id: str, sink: JobSink
     ) -> None:
-        current = await self.core.store.load(job.job_id)
-        if current is None or current.status is not MailboxJobStatus.CLAIMED:
-            return
-        if current.claim_token != token:
-            return
-        if await self.core.store.current_generation(job.mailbox_id) > job.generation:
-            await self.core.store.supersede_claimed(
-                job.job_id, token, now_ms(), "claimed dispatch superseded before execution start"
-            )
-            await self.core.reconcile_run(run_id, TerminationReason.cancelled())
-            return
-        instance_id = new_id()
+        # Claims record the start of execution in the same transaction (``start``): the job
+        # is this attempt's from here on, with no interrupt in between. A job claimed without
+        # ``start`` records it now (a stale or lost claim is superseded, not run).
+        instance_id = job.dispatch_instance_id
+        if instance_id is None or job.run_status is not RunStatus.RUNNING:
+            instance_id = new_id()
+            try:
+                await self.core.store.record_job_start(job.job_id, token, instance_id, now_ms())
+            except VersionConflict:
+                await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
+                return
         try:
-            request = await self._request_for(job, run_id, instance_id)
+            request, record = await self._request_for(job, run_id, instance_id)
         except _Permanent as exc:
             await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
             return
-        if request is None:  # the run already finished before a crash lost the ack
-            await self._ack(job, token)
-            return
-        try:
-            await self.core.store.record_job_start(job.job_id, token, instance_id, now_ms())
-        except VersionConflict:
-            # Interrupted (or the lease lost) between the checks above and now: superseded.
-            await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
+        if request is None:  # the run already finished (or parked) before a crash lost the ack
+            assert record is not None
+            settled = MailboxRunResult(
+                run_id=run_id,
+                dispatch_instance_id=instance_id,
+                status=record.status,
+                termination=record.termination_reason,
+            )
+            await self._ack(job, token, settled)
             return
         _log.info(
             "job start job_id=%s run_id=%s thread_id=%s consumer=%s attempt=%d",
@@ -227,38 +237,20 @@ class JobRunner:
             message = termination.message or "storage error"
             await self._finish(job, token, "nack", message, sink, run_id, instance_id)
             return
-        await self._record_done(
-            job, token, run_id, instance_id, termination, response=result.response
-        )
-        await self._ack(job, token)
-
-    async def _record_done(
-        self,
-        job: MailboxJob,
-        token: str,
-        run_id: str,
-        instance_id: str,
-        termination: TerminationReason,
-        *,
-        response: str | None = None,
-        error: str | None = None,
-    ) -> None:
-        """Record a finished dispatch's result on its job (best effort: a failure is ignored)."""
-        result = MailboxRunResult(
+        done = MailboxRunResult(
             run_id=run_id,
             dispatch_instance_id=instance_id,
             status=RunStatus.DONE,
             termination=termination,
-            response=response,
-            error=error,
+            response=result.response,
         )
-        with contextlib.suppress(Exception):
-            await self.core.store.record_run_result(job.job_id, token, result, now_ms())
+        await self._ack(job, token, done)
 
     async def _request_for(
         self, job: MailboxJob, run_id: str, instance_id: str
-    ) -> RunRequest | None:
-        """Rebuild the runtime request from the durable job and run record.
+    ) -> tuple[RunRequest | None, RunRecord | None]:
+        """Rebuild the runtime request from the durable job and run record (``None`` for
+        the request when there is nothing to run), with the record as read.
 
         The plan made at submission is the job's agent and run id; this attempt resumes that
         run once an earlier attempt (or the submission) started it, and starts a new run
@@ -277,29 +269,39 @@ class JobRunner:
         ):
             # This activation already parked the run durably (its process died while waiting
             # for a human): nothing to redo; the decision arrives as its own job.
-            return None
-        persisted = False
-        if job.messages:
-            ids = {m.id for m in job.messages}
-            log = await self.core.run_store.load_messages(job.mailbox_id) or []
-            persisted = ids <= {m.id for m in log}
+            return None, record
+        # Input an earlier attempt already wrote is recognised by the runtime (by message
+        # id); whether it was consumed matters here only for a run that ended meanwhile.
         if record is not None and record.status is RunStatus.DONE:
-            if record.dispatch_id == job.job_id or persisted:
-                return None  # its input was already consumed before a crash lost the ack
+            if record.dispatch_id == job.job_id or await self._input_persisted(job):
+                return None, record  # its input was consumed before a crash lost the ack
             # The run this job meant to continue ended meanwhile: start a new one.
-            run_id, continuation = new_id(), False
-        plan = RunPlan(agent_id=job.agent_id, run_id=run_id, resumes=continuation)
-        return build_request(
+            run_id, continuation, record = new_id(), False, None
+        plan = RunPlan(
+            agent_id=job.agent_id,
+            run_id=run_id,
+            resumes=continuation,
+            record=record,
+            record_read=True,
+        )
+        request = build_request(
             thread_id=job.mailbox_id,
             plan=plan,
             messages=job.messages,
-            messages_already_persisted=persisted,
             origin=job.origin,
             extras=extras,
             parent_run_id=job.parent_run_id,
             dispatch_id=job.job_id,
             session_id=instance_id,
         )
+        return request, record
+
+    async def _input_persisted(self, job: MailboxJob) -> bool:
+        """Every input message of ``job`` is already in the thread's log."""
+        if not job.messages:
+            return False
+        log = await self.core.run_store.load_messages(job.mailbox_id) or []
+        return {m.id for m in job.messages} <= {m.id for m in log}
 
     async def _finish(
         self,
@@ -324,13 +326,21 @@ class JobRunner:
                 )
         if self.core.metrics is not None:
             self.core.metrics.errors.labels(outcome).inc()
-        await self._record_done(
-            job, token, run_id, instance_id, TerminationReason.error(error), error=error
+        result = MailboxRunResult(
+            run_id=run_id,
+            dispatch_instance_id=instance_id,
+            status=RunStatus.DONE,
+            termination=TerminationReason.error(error),
+            error=error,
         )
+        if outcome == "ack":
+            await self._ack(job, token, result)
+            return
+        # (best effort: the job is settled below whether or not the result is recorded)
+        with contextlib.suppress(Exception):
+            await self.core.store.record_run_result(job.job_id, token, result, now_ms())
         try:
-            if outcome == "ack":
-                await self._ack(job, token)
-            elif outcome == "nack":
+            if outcome == "nack":
                 retry_at = now_ms() + self.core.config.retry_delay(job.attempt_count)
                 settled = await self.core.store.nack(job.job_id, token, retry_at, error, now_ms())
                 self.core.count("nack", "ok")
@@ -345,9 +355,11 @@ class JobRunner:
         except VersionConflict:
             self.core.count(outcome, "superseded")
 
-    async def _ack(self, job: MailboxJob, token: str) -> None:
+    async def _ack(
+        self, job: MailboxJob, token: str, result: MailboxRunResult | None = None
+    ) -> None:
         try:
-            await self.core.store.ack(job.job_id, token, now_ms())
+            await self.core.store.ack(job.job_id, token, now_ms(), result=result)
             self.core.count("ack", "ok")
         except VersionConflict:
             # Superseded (interrupt) or the lease was lost: nothing left to settle.

@@ -84,34 +84,62 @@ class Submitter:
     ) -> SubmitHandle:
         """Foreground submit: interrupt the thread, enqueue, claim inline and start the run.
 
+        An idle thread (no job queued or claimed, here or in another process) needs no
+        interrupt: the job is enqueued, claimed and started in one store transaction.
         Events go to the run's replay hub (``handle.hub``) and, when given, to ``sink`` (through
         a :class:`ReconnectableEventSink`, see :meth:`reconnect_sink`). Raises
         :class:`Conflict` when the thread's active run cannot be released.
         """
         self.core.check_accepting()
         thread_id = self._validate(submission)
+        if self.core.worker_state(thread_id) is WorkerState.IDLE:
+            planned_continuation = submission.continue_run_id
+            handle = await self._start_inline(thread_id, submission, sink, if_idle=True)
+            if handle is not None:
+                return handle
+            submission.continue_run_id = planned_continuation  # plan again after the interrupt
         released = await self.control.interrupt_and_wait(thread_id)
         if not released:
             raise Conflict(THREAD_BUSY)
+        handle = await self._start_inline(thread_id, submission, sink, if_idle=False)
+        if handle is None:
+            raise Conflict(THREAD_BUSY)
+        return handle
+
+    async def _start_inline(
+        self,
+        thread_id: str,
+        submission: RunSubmission,
+        sink: EventSink | None,
+        *,
+        if_idle: bool,
+    ) -> SubmitHandle | None:
+        """Plan, enqueue, claim and start the run on this process's idle worker; ``None``
+        when the store has other work for the thread (``if_idle``) or a claimed job."""
         worker = await self._reserve_worker(thread_id)
         try:
             plan = await self._prepare_run(thread_id, submission, background=False)
             run_id = plan.run_id
             now = now_ms()
             job = self._new_job(thread_id, plan, submission, background=False, now=now)
+            # (a store that enqueues and claims in two steps must not let a dispatcher win)
             job.available_at = now + self.core.config.inline_claim_guard_ms
-            stored = await self.core.store.enqueue(job)
-            claimed = await self.core.store.claim_job(
-                stored.job_id, self.core.consumer_id, self.core.config.lease_ms, now_ms()
+            claimed = await self.core.store.enqueue_claimed(
+                job,
+                self.core.consumer_id,
+                self.core.config.lease_ms,
+                now,
+                start=new_id(),
+                if_idle=if_idle,
             )
         except BaseException:
             worker.state = WorkerState.IDLE
             raise
         if claimed is None:
             worker.state = WorkerState.IDLE
-            await self.core.store.cancel(stored.job_id, now_ms())
-            await self.core.reconcile_run(run_id, TerminationReason.cancelled())
-            raise Conflict(THREAD_BUSY)
+            if not if_idle and plan.resumes:
+                await self.core.reconcile_run(run_id, TerminationReason.cancelled())
+            return None
         target = ReconnectableEventSink(sink)
         hub = self.core.hubs.open(run_id, thread_id)
         # Hold the native hub's frames for the HTTP response that is about to read them (a
@@ -219,7 +247,9 @@ class Submitter:
         self, thread_id: str, submission: RunSubmission, *, background: bool
     ) -> RunPlan:
         """Plan the run: the agent, the run id (continue a waiting run, honour hints, else
-        new); create the durable run record (status ``created``) for new runs."""
+        new); create the durable run record (status ``created``) for new background runs
+        (a foreground run is claimed at once and its first checkpoint writes the record —
+        before its ``run_start`` is sent)."""
         latest = await self.core.run_store.latest_run(thread_id)
         agent_id = (submission.agent_id or "").strip()
         if not agent_id and latest is not None and latest.status is not RunStatus.CREATED:
@@ -230,13 +260,25 @@ class Submitter:
         if submission.continue_run_id:
             return RunPlan(agent_id=agent_id, run_id=submission.continue_run_id, resumes=True)
         if not submission.run_id_hint:
-            waiting = await find_waiting_run(self.core.run_store, thread_id)
+            waiting = await find_waiting_run(self.core.run_store, thread_id, latest)
             if waiting is not None:
                 submission.continue_run_id = waiting.run_id
                 return RunPlan.resume(waiting, (submission.agent_id or "").strip())
         run_id = submission.run_id_hint or new_id()
+        if background:
+            with contextlib.suppress(AlreadyExists):
+                await self.core.run_store.create_run(
+                    self._created_record(thread_id, run_id, agent_id, submission)
+                )
+        return RunPlan(agent_id=agent_id, run_id=run_id)
+
+    @staticmethod
+    def _created_record(
+        thread_id: str, run_id: str, agent_id: str, submission: RunSubmission
+    ) -> RunRecord:
+        """The record of a queued run (status ``created``)."""
         now = now_secs()
-        record = RunRecord(
+        return RunRecord(
             run_id=run_id,
             thread_id=thread_id,
             agent_id=agent_id,
@@ -246,7 +288,7 @@ class Submitter:
                 input_message_ids=[m.id for m in submission.messages if m.id],
                 input_message_count=len(submission.messages),
                 request_extras=extras_to_builtins(
-                    submission.extras(submission.run_mode(background=background))
+                    submission.extras(submission.run_mode(background=True))
                 ),
                 decisions=[RunDecision(call_id=c, resume=r) for c, r in submission.decisions],
                 frontend_tools=list(submission.frontend_tools),
@@ -259,9 +301,6 @@ class Submitter:
             transport_request_id=submission.transport_request_id,
             user_id=submission.user_id,
         )
-        with contextlib.suppress(AlreadyExists):
-            await self.core.run_store.create_run(record)
-        return RunPlan(agent_id=agent_id, run_id=run_id)
 
     def _new_job(
         self,

@@ -11,7 +11,7 @@ from awaken_contract.contract.storage import (
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
 from awaken_stores._paging import sql_limit
-from awaken_stores.sqlite.connection import _one, _SqliteBacked, _write
+from awaken_stores.sqlite.connection import _one, _SqliteBacked
 
 
 class SqliteConfigStore(_SqliteBacked, ConfigStore):
@@ -40,21 +40,17 @@ class SqliteConfigStore(_SqliteBacked, ConfigStore):
         validate_id("config namespace", namespace)
         validate_id("config id", id)
         data = encode_str(value)
-        await self._db.run(
-            _write(
-                lambda c: c.execute(
-                    "INSERT INTO awaken_configs VALUES (?, ?, ?)"
-                    " ON CONFLICT (namespace, id) DO UPDATE SET data = excluded.data",
-                    (namespace, id, data),
-                )
+        await self._db.write(
+            lambda c: c.execute(
+                "INSERT INTO awaken_configs VALUES (?, ?, ?)"
+                " ON CONFLICT (namespace, id) DO UPDATE SET data = excluded.data",
+                (namespace, id, data),
             )
         )
 
     async def delete(self, namespace: str, id: str) -> None:
-        await self._db.run(
-            _write(
-                lambda c: c.execute(
-                    "DELETE FROM awaken_configs WHERE namespace = ? AND id = ?", (namespace, id)
-                )
+        await self._db.write(
+            lambda c: c.execute(
+                "DELETE FROM awaken_configs WHERE namespace = ? AND id = ?", (namespace, id)
             )
         )

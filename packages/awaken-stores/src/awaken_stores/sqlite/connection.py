@@ -1,14 +1,22 @@
-"""The SQLite connection shared by a store and its sub-stores: WAL, busy timeout, one
-operation (one worker-thread hop) at a time."""
+"""The SQLite connections shared by a store and its sub-stores: WAL, busy timeout, a writer
+and a reader connection (each one worker thread), and group commit.
+
+Group commit: operations that arrive while the connection is busy are run together on the
+worker thread — one hop, one transaction (``BEGIN IMMEDIATE`` when any of them writes) and so
+one fsync for all of them; every write runs in its own savepoint (a failing one rolls back
+alone and raises to its caller). Every caller gets its result only after the shared ``COMMIT``:
+durable exactly as before, and a read never returns data that was not committed.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import aiosqlite
 from awaken_contract.errors import StorageIoError
@@ -39,64 +47,156 @@ async def _use_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
             await asyncio.sleep(0.02)
 
 
-class _SqliteDb:
-    """The shared connection: lazily opened, migrated once, one operation at a time."""
+class _Lane:
+    """One aiosqlite connection (its own worker thread) and the operations queued for it, run
+    a group at a time (see the module docstring)."""
 
-    def __init__(self, path: str | Path, busy_timeout_ms: int, synchronous: str) -> None:
-        self.path = str(path)
-        self.busy_timeout_ms = busy_timeout_ms
-        self.synchronous = synchronous
+    def __init__(self, open_connection: Callable[[], Awaitable[aiosqlite.Connection]]) -> None:
+        self._open = open_connection
         self.lock = asyncio.Lock()
-        self._conn: aiosqlite.Connection | None = None
-        in_memory = self.path == ":memory:"
-        self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
-        self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._data_version)
+        self.conn: aiosqlite.Connection | None = None
+        self._pending: list[_Op] = []
+        self._runner: asyncio.Task[None] | None = None
 
-    async def _data_version(self) -> int:
-        """Changes whenever another connection (another process) committed to the file."""
-        return int(await self.run(lambda c: c.execute("PRAGMA data_version").fetchone()[0]))
+    async def connection(self) -> aiosqlite.Connection:
+        if self.conn is None:
+            self.conn = await self._open()
+        return self.conn
 
-    async def _connection(self) -> aiosqlite.Connection:
-        if self._conn is None:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            pending = aiosqlite.connect(self.path, isolation_level=None)
-            # A store that is never closed (or reopened by late background work after close)
-            # must not keep the process alive: aiosqlite's worker thread is non-daemon and
-            # waits for work for ever, which blocks interpreter exit.
-            pending._thread.daemon = True
-            conn = await pending
-            try:
-                await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-                await _use_wal(conn, self.busy_timeout_ms)
-                await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
-                await _in_thread(conn, _migrate)
-            except BaseException:
-                await conn.close()
-                raise
-            self._conn = conn
-        return self._conn
+    async def queue(self, fn: Callable[[sqlite3.Connection], T], writes: bool) -> T:
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Op(fn, writes, future))
+        if self._runner is None:
+            self._runner = asyncio.create_task(self._run_pending())
+        return await future
 
-    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn`` on the worker thread (one hop); database errors become StorageIoError."""
-        async with self.lock:
-            return await self.run_locked(fn)
-
-    async def run_locked(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Like :meth:`run` for callers already holding :attr:`lock`."""
-        conn = await self._connection()
+    async def run_now(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` on the worker thread right away (the caller holds :attr:`lock`)."""
+        conn = await self.connection()
         try:
             result = await _in_thread(conn, fn)
         except sqlite3.Error as exc:
             raise StorageIoError(str(exc)) from exc
         return result
 
+    async def _run_pending(self) -> None:
+        """Run the queued operations, a group (one hop, one transaction) at a time."""
+        try:
+            while self._pending:
+                async with self.lock:
+                    group, self._pending = self._pending, []
+                    try:
+                        outcomes = await self.run_now(functools.partial(_run_group, group))
+                    except Exception as exc:
+                        for op in group:
+                            if not op.future.done():
+                                op.future.set_exception(_storage_error(exc))
+                        continue
+                    except BaseException:
+                        for op in group:
+                            op.future.cancel()
+                        raise
+                for op, (ok, value) in zip(group, outcomes, strict=True):
+                    if op.future.done():
+                        continue
+                    if ok:
+                        op.future.set_result(value)
+                    else:
+                        op.future.set_exception(_storage_error(value))
+        finally:
+            self._runner = None
+            if self._pending:  # only when cancelled (shutdown): nobody will run them
+                for op in self._pending:
+                    op.future.cancel()
+                self._pending = []
+
+    async def close(self) -> None:
+        async with self.lock:
+            if self.conn is not None:
+                await self.conn.close()
+                self.conn = None
+
+
+class _SqliteDb:
+    """The shared database: a writer connection (lazily opened, migrated once) and, for a
+    file, a read-only connection beside it, so reads do not wait for a commit's fsync (WAL
+    readers see every committed transaction)."""
+
+    def __init__(self, path: str | Path, busy_timeout_ms: int, synchronous: str) -> None:
+        self.path = str(path)
+        self.busy_timeout_ms = busy_timeout_ms
+        self.synchronous = synchronous
+        in_memory = self.path == ":memory:"
+        self._writer = _Lane(self._open_writer)
+        self._reader = self._writer if in_memory else _Lane(self._open_reader)
+        self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
+        self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._data_version)
+
+    async def _data_version(self) -> int:
+        """Changes whenever another connection (another process) committed to the file (read
+        on the writer connection: the reader would also see this process's own commits)."""
+        return int(
+            await self._writer.queue(
+                lambda c: c.execute("PRAGMA data_version").fetchone()[0], False
+            )
+        )
+
+    async def _connect(self) -> aiosqlite.Connection:
+        pending = aiosqlite.connect(self.path, isolation_level=None)
+        # A store that is never closed (or reopened by late background work after close)
+        # must not keep the process alive: aiosqlite's worker thread is non-daemon and
+        # waits for work for ever, which blocks interpreter exit.
+        pending._thread.daemon = True
+        conn = await pending
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    async def _open_writer(self) -> aiosqlite.Connection:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = await self._connect()
+        try:
+            await _use_wal(conn, self.busy_timeout_ms)
+            await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            await _in_thread(conn, _migrate)
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    async def _open_reader(self) -> aiosqlite.Connection:
+        await self._writer.connection()  # the file exists, in WAL mode, migrated
+        conn = await self._connect()
+        try:
+            await conn.execute("PRAGMA query_only = 1")
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    async def _connection(self) -> aiosqlite.Connection:
+        """The writer connection (opened and migrated on first use)."""
+        return await self._writer.connection()
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run the read ``fn`` (grouped with other reads waiting, on the read connection);
+        database errors become StorageIoError."""
+        return await self._reader.queue(fn, False)
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` in a write transaction (group commit, see the module docstring); database
+        errors become StorageIoError. Returns once the transaction is committed."""
+        return await self._writer.queue(fn, True)
+
     async def close(self) -> None:
         self.journal_watch.stop()
-        async with self.lock:
-            if self._conn is not None:
-                await self._conn.close()
-                self._conn = None
+        await self._writer.close()
+        if self._reader is not self._writer:
+            await self._reader.close()
 
 
 async def _in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -109,25 +209,46 @@ async def _in_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connectio
     return result
 
 
-def _write(fn: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connection], T]:
-    """Wrap ``fn`` in ``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on any error)."""
+class _Op(NamedTuple):
+    """A queued operation: ``fn`` (a write when ``writes``) and who waits for its result."""
 
-    def transaction(conn: sqlite3.Connection) -> T:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = fn(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return result
-
-    return transaction
+    fn: Callable[[sqlite3.Connection], Any]
+    writes: bool
+    future: asyncio.Future[Any]
 
 
-def _rollback_if_open(conn: sqlite3.Connection) -> None:
-    if conn.in_transaction:
+def _run_group(group: list[_Op], conn: sqlite3.Connection) -> list[tuple[bool, Any]]:
+    """Run the group in one transaction (``BEGIN IMMEDIATE`` when it writes), every write in
+    its own savepoint; ``(ok, result or error)`` per operation, in order."""
+    writes = any(op.writes for op in group)
+    conn.execute("BEGIN IMMEDIATE" if writes else "BEGIN")
+    outcomes: list[tuple[bool, Any]] = []
+    try:
+        for op in group:
+            if op.writes:
+                conn.execute("SAVEPOINT awaken_write")
+            try:
+                outcomes.append((True, op.fn(conn)))
+            except Exception as exc:
+                if op.writes:
+                    conn.execute("ROLLBACK TO awaken_write")
+                outcomes.append((False, exc))
+            if op.writes:
+                conn.execute("RELEASE awaken_write")
+    except BaseException:
         conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return outcomes
+
+
+def _storage_error(exc: BaseException) -> BaseException:
+    """A database error as the store's ``StorageIoError``; anything else unchanged."""
+    if isinstance(exc, sqlite3.Error):
+        error = StorageIoError(str(exc))
+        error.__cause__ = exc
+        return error
+    return exc
 
 
 def _one(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any | None:

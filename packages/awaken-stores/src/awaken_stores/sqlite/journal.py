@@ -15,7 +15,7 @@ from awaken_contract.contract.journal import (
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._journal_local import entries_after
-from awaken_stores.sqlite.connection import _one, _SqliteBacked, _write
+from awaken_stores.sqlite.connection import _one, _SqliteBacked
 
 
 def _append_journal(
@@ -46,8 +46,8 @@ class SqliteJournal(_SqliteBacked):
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
         records = list(records)
-        entries = await self._db.run(
-            _write(lambda c: _append_journal(c, run_id, records, expected_last_seq))
+        entries = await self._db.write(
+            lambda c: _append_journal(c, run_id, records, expected_last_seq)
         )
         if entries:
             self._db.journal_hub.notify(run_id)

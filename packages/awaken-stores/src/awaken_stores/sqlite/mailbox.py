@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._mailbox_queries import TERMINAL_STATUSES
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
-from awaken_stores.sqlite.connection import _one, _rollback_if_open, _SqliteBacked, _write
+from awaken_stores.sqlite.connection import _one, _SqliteBacked
+
+T = TypeVar("T")
 
 _TERMINAL = TERMINAL_STATUSES
 
@@ -35,6 +36,19 @@ _UPSERT_JOB = (
     " SET status = excluded.status, priority = excluded.priority,"
     " updated_at = excluded.updated_at, lease_until = excluded.lease_until, data = excluded.data"
 )
+
+
+def _load(c: sqlite3.Connection, mailbox_id: str, job_id: str | None) -> MailboxTxn:
+    """The mailbox's generation, live jobs and job ``job_id`` (inside a write transaction)."""
+    generation = _one(
+        c, "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?", (mailbox_id,)
+    )
+    rows = c.execute(
+        "SELECT data FROM awaken_mailbox_jobs WHERE mailbox_id = ?"
+        f" AND (status NOT IN ({','.join('?' * len(_TERMINAL))}) OR job_id = ?)",
+        (mailbox_id, *_TERMINAL, job_id),
+    ).fetchall()
+    return MailboxTxn(mailbox_id, int(generation or 0), [decode(r[0], MailboxJob) for r in rows])
 
 
 _KNOWN_MAILBOXES = 4096
@@ -63,63 +77,34 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
             del known[next(iter(known))]
         known[job_id] = mailbox_id
 
-    @asynccontextmanager
-    async def _transaction(
-        self, mailbox_id: str, job_id: str | None = None
-    ) -> AsyncIterator[MailboxTxn]:
-        def load(c: sqlite3.Connection) -> tuple[int, list[Any]]:
-            c.execute("BEGIN IMMEDIATE")
-            try:
-                generation = _one(
-                    c,
-                    "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?",
-                    (mailbox_id,),
+    async def _apply(
+        self,
+        mailbox_id: str,
+        job_id: str | None,
+        change: Callable[[MailboxTxn], T],
+        *,
+        claiming: bool = False,
+    ) -> T:
+        """Load, change and save the mailbox in one write transaction on the worker thread
+        (one hop; committed with whatever other writes are waiting, see ``connection``)."""
+
+        def work(c: sqlite3.Connection) -> tuple[T, MailboxJobList]:
+            txn = _load(c, mailbox_id, job_id)
+            result = change(txn)
+            changed = txn.changed_jobs()
+            if txn.generation != txn.initial_generation:
+                c.execute(
+                    "INSERT INTO awaken_mailbox_generations VALUES (?, ?) ON CONFLICT"
+                    " (mailbox_id) DO UPDATE SET generation = excluded.generation",
+                    (mailbox_id, txn.generation),
                 )
-                rows = c.execute(
-                    "SELECT data FROM awaken_mailbox_jobs WHERE mailbox_id = ?"
-                    f" AND (status NOT IN ({','.join('?' * len(_TERMINAL))}) OR job_id = ?)",
-                    (mailbox_id, *_TERMINAL, job_id),
-                ).fetchall()
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
-            return int(generation or 0), rows
+            c.executemany(_UPSERT_JOB, [_job_row(j) for j in changed])
+            return result, changed
 
-        async with self._db.lock:
-            try:
-                generation, rows = await self._db.run_locked(load)
-            except BaseException:
-                # Cancelled while ``load`` was queued or running on the connection's thread: it
-                # still runs to the end and would leave its transaction open (every later
-                # ``BEGIN`` on this connection would fail). The rollback is queued behind it
-                # before the lock is released, even if this task is cancelled again.
-                await self._db.run_locked(_rollback_if_open)
-                raise
-            try:
-                txn = MailboxTxn(mailbox_id, generation, [decode(r[0], MailboxJob) for r in rows])
-                yield txn
-                changed = [_job_row(j) for j in txn.changed_jobs()]
-            except BaseException:
-                await self._db.run_locked(lambda c: c.execute("ROLLBACK"))
-                raise
-
-            def save(c: sqlite3.Connection) -> None:
-                try:
-                    if txn.generation != txn.initial_generation:
-                        c.execute(
-                            "INSERT INTO awaken_mailbox_generations VALUES (?, ?) ON CONFLICT"
-                            " (mailbox_id) DO UPDATE SET generation = excluded.generation",
-                            (mailbox_id, txn.generation),
-                        )
-                    c.executemany(_UPSERT_JOB, changed)
-                except BaseException:
-                    c.execute("ROLLBACK")
-                    raise
-                c.execute("COMMIT")
-
-            await self._db.run_locked(save)
-            for job in txn.changed_jobs():
-                self._remember(job.job_id, job.mailbox_id)
+        result, changed = await self._db.write(work)
+        for job in changed:
+            self._remember(job.job_id, job.mailbox_id)
+        return result
 
     async def _mailbox_of(self, job_id: str) -> str | None:
         known = self._mailboxes.get(job_id)
@@ -164,7 +149,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
             )
             return int(cursor.rowcount)
 
-        purged = await self._db.run(_write(purge))
+        purged = await self._db.write(purge)
         self._mailboxes.clear()  # purged jobs may be enqueued again under their old ids
         return purged
 

@@ -12,7 +12,7 @@ from awaken_contract.contract.storage import (
 from awaken_contract.ids import now_ms
 
 from awaken_stores._codec import decode, encode_str
-from awaken_stores.sqlite.connection import _one, _SqliteBacked, _write
+from awaken_stores.sqlite.connection import _one, _SqliteBacked
 
 
 class SqliteProfileStore(_SqliteBacked, ProfileStore):
@@ -30,22 +30,18 @@ class SqliteProfileStore(_SqliteBacked, ProfileStore):
 
     async def set(self, owner: ProfileOwner, key: str, value: Any) -> None:
         data = encode_str(ProfileEntry(key=key, value=value, updated_at=now_ms()))
-        await self._db.run(
-            _write(
-                lambda c: c.execute(
-                    "INSERT INTO awaken_profiles VALUES (?, ?, ?)"
-                    " ON CONFLICT (owner, key) DO UPDATE SET data = excluded.data",
-                    (str(owner), key, data),
-                )
+        await self._db.write(
+            lambda c: c.execute(
+                "INSERT INTO awaken_profiles VALUES (?, ?, ?)"
+                " ON CONFLICT (owner, key) DO UPDATE SET data = excluded.data",
+                (str(owner), key, data),
             )
         )
 
     async def delete(self, owner: ProfileOwner, key: str) -> None:
-        await self._db.run(
-            _write(
-                lambda c: c.execute(
-                    "DELETE FROM awaken_profiles WHERE owner = ? AND key = ?", (str(owner), key)
-                )
+        await self._db.write(
+            lambda c: c.execute(
+                "DELETE FROM awaken_profiles WHERE owner = ? AND key = ?", (str(owner), key)
             )
         )
 
@@ -58,8 +54,6 @@ class SqliteProfileStore(_SqliteBacked, ProfileStore):
         return [decode(r[0], ProfileEntry) for r in rows]
 
     async def clear_owner(self, owner: ProfileOwner) -> None:
-        await self._db.run(
-            _write(
-                lambda c: c.execute("DELETE FROM awaken_profiles WHERE owner = ?", (str(owner),))
-            )
+        await self._db.write(
+            lambda c: c.execute("DELETE FROM awaken_profiles WHERE owner = ?", (str(owner),))
         )

@@ -36,7 +36,7 @@ from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.sqlite.config import SqliteConfigStore
-from awaken_stores.sqlite.connection import _one, _write
+from awaken_stores.sqlite.connection import _one
 from awaken_stores.sqlite.journal import SqliteJournal, _append_journal
 from awaken_stores.sqlite.mailbox import SqliteMailboxStore
 from awaken_stores.sqlite.profile import SqliteProfileStore
@@ -148,7 +148,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
     async def save_thread(self, thread: Thread) -> None:
         validate_id("thread id", thread.id)
         row = _thread_row(thread)
-        await self._db.run(_write(lambda c: c.execute(_UPSERT_THREAD, row)))
+        await self._db.write(lambda c: c.execute(_UPSERT_THREAD, row))
 
     async def delete_thread(self, thread_id: str) -> None:
         def delete(c: sqlite3.Connection) -> None:
@@ -156,7 +156,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             c.execute("DELETE FROM awaken_threads WHERE id = ?", (thread_id,))
 
         self._known.forget(thread_id)
-        await self._db.run(_write(delete))
+        await self._db.write(delete)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
         rows = await self._db.run(
@@ -193,7 +193,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             _delete_messages(c, thread_id)
             return _write_messages(c, self._known, thread_id, messages)
 
-        plan = await self._db.run(_write(save))
+        plan = await self._db.write(save)
         self._known.remember(thread_id, messages, plan.head)
 
     async def delete_messages(self, thread_id: str) -> None:
@@ -203,7 +203,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             _delete_messages(c, thread_id)
 
         self._known.forget(thread_id)
-        await self._db.run(_write(delete))
+        await self._db.write(delete)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
         def update(c: sqlite3.Connection) -> None:
@@ -212,7 +212,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             thread.metadata = metadata
             c.execute(_UPSERT_THREAD, _thread_row(thread))
 
-        await self._db.run(_write(update))
+        await self._db.write(update)
 
     # ------------------------------------------------------------------ runs
     async def create_run(self, record: RunRecord) -> None:
@@ -225,7 +225,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             except sqlite3.IntegrityError:
                 raise AlreadyExists(record.run_id) from None
 
-        await self._db.run(_write(insert))
+        await self._db.write(insert)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
         data = await self._db.run(
@@ -292,7 +292,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             c.execute(_UPSERT_RUN, run_row)
             return plan, _append_journal(c, run.run_id, records, expected_last_seq)
 
-        plan, entries = await self._db.run(_write(write))
+        plan, entries = await self._db.write(write)
         self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
         if entries:
             self._db.journal_hub.notify(run.run_id)
@@ -319,4 +319,4 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
                 ).rowcount
             return report
 
-        return await self._db.run(_write(prune))
+        return await self._db.write(prune)
