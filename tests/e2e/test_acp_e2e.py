@@ -2,7 +2,9 @@
 
 The agent runs the offline demo model (scripted, no network) with the permission extension
 asking before every tool call: a prompt turn streams text, announces the tool call, asks the
-client for permission, runs the tool once approved and ends with ``end_turn``.
+client for permission, runs the tool once approved and ends with ``end_turn``. Its runs go to a
+SQLite file (``--store``): once the agent process has exited, every finished run replays
+identical with the agents ``awaken replay`` builds from the same config.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from acp.schema import (
 )
 from acp.stdio import spawn_agent_process
 from awaken_runtime.testing import wait_until
+from awaken_server.testing import assert_served_runs_replay
 
 CONFIG = """\
 providers:
@@ -81,9 +84,23 @@ def config(tmp_path: Path) -> Path:
     return path
 
 
+def _acp(config: Path) -> list[str]:
+    """``awaken acp`` over a SQLite file next to ``config`` (see :func:`_replays`)."""
+    return [*_command(), "acp", "--config", str(config), "--store", _store(config)]
+
+
+def _store(config: Path) -> str:
+    return f"sqlite:///{config.parent / 'acp.db'}"
+
+
+async def _replays(config: Path, runs: int) -> None:
+    """The agent process has exited: its ``runs`` finished runs replay identical."""
+    assert await assert_served_runs_replay(_store(config), config) == runs
+
+
 async def test_prompt_turn_with_tool_call_and_permission(config: Path, tmp_path: Path) -> None:
     client = RecordingClient("opt_allow_once")
-    command = [*_command(), "acp", "--config", str(config)]
+    command = _acp(config)
     async with spawn_agent_process(client, *command) as (conn, _process):
         init = await conn.initialize(protocol_version=PROTOCOL_VERSION)
         assert init.protocol_version == PROTOCOL_VERSION
@@ -106,11 +123,12 @@ async def test_prompt_turn_with_tool_call_and_permission(config: Path, tmp_path:
     assert progress[-1].tool_call_id == starts[0].tool_call_id
     text = "".join(u.content.text for u in client.updates if isinstance(u, AgentMessageChunk))
     assert "sunny in Paris" in text
+    await _replays(config, 1)
 
 
 async def test_rejected_permission_and_bad_requests(config: Path, tmp_path: Path) -> None:
     client = RecordingClient("opt_reject_once")
-    command = [*_command(), "acp", "--config", str(config)]
+    command = _acp(config)
     async with spawn_agent_process(client, *command) as (conn, _process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         with pytest.raises(RequestError) as relative:
@@ -127,11 +145,12 @@ async def test_rejected_permission_and_bad_requests(config: Path, tmp_path: Path
     assert len(client.permissions) == 1
     progress = [u for u in client.updates if isinstance(u, ToolCallProgress)]
     assert progress and progress[-1].status == "failed"
+    await _replays(config, 1)
 
 
 async def test_cancel_ends_the_prompt_turn(config: Path, tmp_path: Path) -> None:
     client = RecordingClient("opt_allow_once")
-    command = [*_command(), "acp", "--config", str(config)]
+    command = _acp(config)
     async with spawn_agent_process(client, *command) as (conn, _process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         session = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
@@ -143,3 +162,4 @@ async def test_cancel_ends_the_prompt_turn(config: Path, tmp_path: Path) -> None
         await conn.cancel(session_id=session.session_id)
         response = await asyncio.wait_for(turn, 20)
         assert response.stop_reason == "cancelled"
+    await _replays(config, 1)

@@ -24,7 +24,7 @@ from awaken_contract.contract.journal import kind_of
 from awaken_contract.testing.postgres import fresh_database
 from awaken_runtime.testing import wait_until
 from awaken_server.bootstrap import open_store
-from awaken_server.testing import ServeProcess, read_journal
+from awaken_server.testing import ServeProcess, assert_served_runs_replay, read_journal
 
 
 async def _poll(check: Any, limit_secs: float = 60.0) -> None:
@@ -209,6 +209,8 @@ async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str
             "interrupted" in json.dumps(history[2]).lower()
             or "cancel" in json.dumps(history[2]).lower()
         )
+    # The store holds this run only: it replays identical, both attempts (see durability.md).
+    assert await assert_served_runs_replay(store_url, tmp_path / "awaken.yaml") == 1
     return {"run_id": run_id, "started": started[call_id], "parked": parked}
 
 

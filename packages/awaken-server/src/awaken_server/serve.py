@@ -6,7 +6,8 @@ import asyncio
 import logging
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import uvicorn
@@ -15,6 +16,7 @@ from awaken_contract.log_context import LogFormat
 from awaken_contract.log_context import configure_logging as _configure_logging
 from awaken_contract.registry_spec import AgentSystemConfig
 from awaken_contract.runtime import AgentRuntimeApi
+from awaken_runtime.runtime import AgentRuntime
 
 from awaken_server.app import create_app
 from awaken_server.bootstrap import ServeSetup, build_runtime, open_store, store_label
@@ -31,7 +33,7 @@ from awaken_server.telemetry import ServerTelemetry
 from awaken_server.terminal import run_once
 from awaken_server.trace_context import TraceContextMiddleware
 
-__all__ = ["configure_logging", "prepare_app", "run_once", "serve"]
+__all__ = ["configure_logging", "prepare_app", "run_once", "serve", "served_runtime"]
 
 _log = logging.getLogger("awaken.server")
 
@@ -113,6 +115,24 @@ async def prepare_app(
     app.add_middleware(TraceContextMiddleware)
     app.state.telemetry = telemetry
     return app, state
+
+
+@asynccontextmanager
+async def served_runtime(
+    setup: ServeSetup, store: Any, server: ServerConfig
+) -> AsyncIterator[AgentRuntime]:
+    """The runtime ``awaken serve`` builds from ``setup`` over ``store`` (what ``awaken
+    replay`` replays a run with); the app's closers run on exit. ``TypeError`` when the
+    configuration builds another kind of runtime."""
+    _, state = await prepare_app(setup, store, server)
+    try:
+        runtime = state.runtime
+        if not isinstance(runtime, AgentRuntime):
+            raise TypeError(f"cannot replay with a {type(runtime).__name__}")
+        yield runtime
+    finally:
+        for close in reversed(state.closers):
+            await close()
 
 
 async def serve(

@@ -28,16 +28,18 @@ from typing import Any
 import httpx
 from awaken_contract.contract.journal import JournalEntry
 from awaken_runtime.testing.asgi import RunningServer, serve_asgi
+from awaken_runtime.testing.replay import assert_runs_replay
 from awaken_stores import InMemoryStore
 
 from awaken_server import AppState, MailboxConfig, ServerConfig
-from awaken_server.bootstrap import ServeSetup, default_system_config, open_store
-from awaken_server.serve import prepare_app
+from awaken_server.bootstrap import ServeSetup, default_system_config, open_store, setup_from_file
+from awaken_server.serve import prepare_app, served_runtime
 
 __all__ = [
     "KILL_TEST_CONFIG",
     "LiveServer",
     "ServeProcess",
+    "assert_served_runs_replay",
     "fast_mailbox",
     "free_port",
     "read_journal",
@@ -273,5 +275,18 @@ async def read_journal(store_url: str, run_id: str) -> list[JournalEntry]:
     store = open_store(store_url)
     try:
         return list(await store.read(run_id))
+    finally:
+        await store.close()
+
+
+async def assert_served_runs_replay(store_url: str, config_path: Path) -> int:
+    """Every finished run in the store at ``store_url`` replays identical with the agents
+    ``awaken serve --config config_path`` builds (as ``awaken replay`` does); the number
+    replayed. For a store a subprocess wrote: call it once that process has exited."""
+    setup = setup_from_file(config_path)
+    store = open_store(store_url)
+    try:
+        async with served_runtime(setup, store, setup.server) as runtime:
+            return await assert_runs_replay(runtime, store)
     finally:
         await store.close()

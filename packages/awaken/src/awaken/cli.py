@@ -214,27 +214,19 @@ def _replay(args: argparse.Namespace) -> int:
 
     try:
         from awaken_server.bootstrap import open_store
-        from awaken_server.serve import prepare_app, run_sync
+        from awaken_server.serve import run_sync, served_runtime
     except ImportError:
         print("awaken replay needs the server extra: pip install 'awaken[server]'", file=sys.stderr)
         return 2
-    from awaken_runtime import AgentRuntime
     from awaken_runtime.replay import replay_run
 
     async def replay() -> int:
         setup, server = _setup(args.config)
         store = open_store(args.store or os.environ.get(STORE_ENV))
-        closers = []
         try:
-            _, state = await prepare_app(setup, store, server)
-            closers = state.closers
-            runtime = state.runtime
-            if not isinstance(runtime, AgentRuntime):
-                raise TypeError(f"cannot replay with a {type(runtime).__name__}")
-            report = await replay_run(runtime, store, args.run_id)
+            async with served_runtime(setup, store, server) as runtime:
+                report = await replay_run(runtime, store, args.run_id)
         finally:
-            for close in reversed(closers):
-                await close()
             await _close(store)
         print(report.describe())
         return 0 if report.identical else 1

@@ -314,18 +314,24 @@ class RecordedTool(Tool):
         state = self.state
         recorded = state.run.take_tool(ctx.call_id)
         if recorded is None and (ctx.call_id in state.attempt.started or state.attempt.interrupted):
-            # started, never finished: the run was cancelled meanwhile, or cut off
+            # started, never finished: the run was cancelled meanwhile (after what the tool
+            # had emitted so far), or cut off
+            await _emit(ctx, state.attempt.emitted_until_cancelled(ctx.call_id))
             await state.cancelled_here()
         if recorded is None:
             state.diverge(f"tool call {ctx.call_id} ({ctx.tool_name}) has no recorded result", None)
             raise ExecutionFailed(f"replay: no recorded result for tool call {ctx.call_id}")
-        sink = ctx.activity_sink
-        if sink is not None:
-            for event in recorded.emitted:
-                await sink.emit(event)
+        await _emit(ctx, recorded.emitted)
         assert state.store is not None
         record = recorded.record
         return ToolOutput(record.result, decode_command(record.command, state.store))
+
+
+async def _emit(ctx: ToolCallContext, events: list[AgentEvent]) -> None:
+    """Re-emit what the recorded tool emitted while it ran."""
+    if ctx.activity_sink is not None:
+        for event in events:
+            await ctx.activity_sink.emit(event)
 
 
 class RecordedResolver(AgentResolver):

@@ -17,10 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from awaken_contract.contract.event import (
+    ActivityDelta,
+    ActivitySnapshot,
     AgentEvent,
     Error,
     InferenceComplete,
     RunFinish,
+    ToolCallStreamDelta,
     is_final_finish,
 )
 from awaken_contract.contract.journal import (
@@ -70,8 +73,8 @@ class RecordedAttempt:
     cancelled_inferences: list[int] = field(default_factory=list)
     """Positions of ``inference_complete`` events without a recorded inference: the run was
     cancelled while streaming (a cancelled inference is not journaled)."""
-    started: set[str] = field(default_factory=set)
-    """Tool calls that started in this attempt."""
+    started: dict[str, int] = field(default_factory=dict)
+    """Tool calls that started in this attempt, each with the position it started at."""
     interrupted: bool = False
     """The attempt was cut off (a crash, a lost lease): a later attempt resumed the run."""
 
@@ -80,6 +83,23 @@ class RecordedAttempt:
         record = self.events[index].record
         assert isinstance(record, EventRecord)
         return record.event
+
+    def emitted_until_cancelled(self, call_id: str) -> list[AgentEvent]:
+        """What tool call ``call_id`` emitted in this attempt before it was cancelled (it
+        started and never finished): the activity and output events of tools that follow its
+        start, those of this call."""
+        emitted: list[AgentEvent] = []
+        for index in range(self.started.get(call_id, len(self.events)), len(self.events)):
+            match self.event(index):
+                case ActivitySnapshot(message_id=owner) | ActivityDelta(message_id=owner):
+                    pass
+                case ToolCallStreamDelta(id=owner):
+                    pass
+                case _:
+                    break
+            if owner == call_id:
+                emitted.append(self.event(index))
+        return emitted
 
     def next_inference(self, position: int) -> RecordedInference | int | None:
         """What answers an inference asked for at ``position``: the first unused recorded
@@ -169,7 +189,7 @@ class RecordedRun:
                 attempt.inputs.setdefault(position, []).append(record)
             elif isinstance(record, ToolStartedRecord):
                 started[record.call_id] = position
-                attempt.started.add(record.call_id)
+                attempt.started[record.call_id] = position
             else:
                 begin = max(started.get(record.call_id, position), last_finished)
                 emitted = [attempt.event(i) for i in range(begin, position)]

@@ -163,7 +163,9 @@ async def resume_response(
     run = await store.load_run(run_id)
     if run is None:
         return Response(status_code=204)
-    finished = run.status is RunStatus.DONE and hub is None
+    # DONE is committed by the final checkpoint, which also journals ``run_finish``: from then
+    # on the journal holds the whole stream, even while the live hub is still being closed.
+    finished = run.status is RunStatus.DONE
     if after is None and finished:
         return Response(status_code=204)
     if after is not None:
