@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
 
 from awaken_contract.ids import new_id
@@ -46,3 +47,10 @@ def test_a_forked_child_does_not_reuse_the_parent_batch() -> None:
     os.waitpid(pid, 0)
     parent = {new_id()[-12:] for _ in range(8)}
     assert not child & parent
+
+
+def test_the_prefix_is_the_unix_millisecond_of_creation() -> None:
+    before = time.time_ns() // 1_000_000
+    made = uuid.UUID(new_id())
+    after = time.time_ns() // 1_000_000
+    assert before <= int(made.hex[:12], 16) <= after

@@ -142,7 +142,7 @@ async def test_agent_max_rounds_stops_the_run() -> None:
     result, events = await run(build(llm, max_rounds=3))
     assert result.termination.type == "stopped"
     assert result.termination.stopped_reason is not None
-    assert result.termination.stopped_reason.code == "max_rounds"
+    assert result.termination == TerminationReason.stopped("max_rounds", "exceeded 3 rounds")
     assert len(llm.requests) == 3
     assert_well_formed(events)
 

@@ -317,3 +317,21 @@ def test_merge_all_commands_uses_registered_strategies() -> None:
     # Unregistered keys count as Exclusive.
     with pytest.raises(ParallelMergeConflict):
         store.merge_parallel(StateCommand().update(Scratch, 1), StateCommand().update(Scratch, 2))
+
+
+def test_a_sharing_store_copies_the_registrations_before_changing_them() -> None:
+    first = StateStore()
+    first.register_key(Counter)
+    shared = first.registrations()
+    a, b = StateStore.sharing(shared), StateStore.sharing(shared)
+    a.register_key(Counter)  # already present: nothing to copy
+    assert a.is_registered(Counter.KEY) and b.is_registered(Counter.KEY)
+    a.register_key(Memory)
+    b.install_plugin(AuditPlugin())
+    assert a.is_registered(Memory.KEY) and not b.is_registered(Memory.KEY)
+    assert b.is_registered(AuditLogKey.KEY) and not a.is_registered(AuditLogKey.KEY)
+    b.uninstall_plugin(AuditPlugin)
+    assert not b.is_registered(AuditLogKey.KEY)
+    assert set(shared) == {Counter.KEY}
+    a.commit(MutationBatch().update(Counter, 2))
+    assert a.read(Counter) == 2 and b.read(Counter) is None

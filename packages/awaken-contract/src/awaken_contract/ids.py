@@ -49,8 +49,11 @@ def check_id(value: str, what: str = "id") -> str:
 
 
 _TAIL_BYTES = 10
-_TAILS_PER_BATCH = 64
-_tails: Iterator[int] = iter(())
+_TAILS_PER_BATCH = 128
+_RAND_B_MASK = (1 << 62) - 1
+_VARIANT = 0b10 << 62  # RFC 4122 variant
+_MS_MASK = (1 << 48) - 1
+_tails: Iterator[str] = iter(())
 
 
 def _reset_tails() -> None:
@@ -61,9 +64,16 @@ def _reset_tails() -> None:
 os.register_at_fork(after_in_child=_reset_tails)  # a child never reuses its parent's batch
 
 
-def _random_tail() -> int:
-    """80 random bits; one ``os.urandom`` call serves a batch of ids. ``next`` on a list
-    iterator is atomic, so threads never share a tail."""
+def _format_tail(rand: int) -> str:
+    """The 80 random bits of a UUID v7 as its last three groups: ``7aaa-vbbb-bbbbbbbbbbbb``
+    (version 7, 12 bits rand_a, the variant, 62 bits rand_b)."""
+    low = _VARIANT | (rand & _RAND_B_MASK)
+    return f"7{(rand >> 62) & 0xFFF:03x}-{low >> 48:04x}-{low & _MS_MASK:012x}"
+
+
+def _random_tail() -> str:
+    """A formatted random tail; one ``os.urandom`` call serves a batch of ids. ``next`` on a
+    list iterator is atomic, so threads never share a tail."""
     global _tails
     try:
         return next(_tails)
@@ -71,7 +81,7 @@ def _random_tail() -> int:
         raw = os.urandom(_TAIL_BYTES * _TAILS_PER_BATCH)
         batch = iter(
             [
-                int.from_bytes(raw[i : i + _TAIL_BYTES], "big")
+                _format_tail(int.from_bytes(raw[i : i + _TAIL_BYTES], "big"))
                 for i in range(0, len(raw), _TAIL_BYTES)
             ]
         )
@@ -82,15 +92,8 @@ def _random_tail() -> int:
 
 def new_id() -> str:
     """Return a new UUID v7 string (time ordered, random tail)."""
-    ms = time.time_ns() // 1_000_000
-    rand = _random_tail()
-    value = (ms & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76  # version 7
-    value |= ((rand >> 62) & 0xFFF) << 64  # rand_a (12 bits)
-    value |= 0b10 << 62  # RFC 4122 variant
-    value |= rand & ((1 << 62) - 1)  # rand_b (62 bits)
-    h = f"{value:032x}"  # formatting directly is ~3x cheaper than uuid.UUID(int=...)
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    h = f"{(time.time_ns() // 1_000_000) & _MS_MASK:012x}"
+    return f"{h[:8]}-{h[8:]}-{_random_tail()}"
 
 
 def now_ms() -> int:

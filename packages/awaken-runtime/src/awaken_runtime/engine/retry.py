@@ -108,7 +108,10 @@ class RetryingExecutor(LlmExecutor):
         self,
         request: InferenceRequest,
         call: Callable[[InferenceRequest], Awaitable[_OpenStream | StreamResult]],
+        first_failure: InferenceExecutionError | None = None,
     ) -> tuple[_OpenStream | StreamResult, str]:
+        """Every attempt in order; ``first_failure`` is the error of an attempt 1 on the
+        primary model already made by the caller (it is handled, not repeated)."""
         last: InferenceExecutionError | None = None
         for index, model in enumerate(self.models_for(request)):
             if index > 0:
@@ -122,6 +125,9 @@ class RetryingExecutor(LlmExecutor):
                     self._report(model, attempt, last, None)
                     break
                 try:
+                    if first_failure is not None:
+                        failure, first_failure = first_failure, None
+                        raise failure
                     outcome = await call(attempt_request)
                 except InferenceExecutionError as exc:
                     if self.breaker is not None:
@@ -157,8 +163,15 @@ class RetryingExecutor(LlmExecutor):
 
     async def execute(self, request: InferenceRequest) -> StreamResult:
         """Collected inference with retries and fallbacks."""
-
-        result, model = await self._attempts(request, self.inner.execute)
+        if self.breaker is None:
+            # The common case without a breaker: the first attempt awaited right here (one
+            # coroutine less per inference); a failure continues in ``_attempts``.
+            try:
+                return await self.inner.execute(request)
+            except InferenceExecutionError as exc:
+                result, model = await self._attempts(request, self.inner.execute, exc)
+        else:
+            result, model = await self._attempts(request, self.inner.execute)
         assert isinstance(result, StreamResult)
         if self.breaker is not None:
             self.breaker.record_success(model)

@@ -12,11 +12,18 @@ __all__ = ["new_run_state"]
 
 def new_run_state(agent: ResolvedAgent) -> PhaseRuntime:
     """A new :class:`StateStore` with the phase-runtime, loop and agent keys registered and
-    the agent's plugins bound to it, wrapped in its :class:`PhaseRuntime` (``.store``)."""
-    store = StateStore()
+    the agent's plugins bound to it, wrapped in its :class:`PhaseRuntime` (``.store``). The
+    registrations are computed once per agent environment and shared by its runs' stores."""
+    env = agent.env
+    registrations = env.run_registrations
+    if registrations is None:
+        first = StateStore()
+        PhaseRuntime(first)
+        first.register_keys(loop_state_registrations())
+        first.register_keys(env.key_registrations)
+        registrations = env.run_registrations = first.registrations()
+    store = StateStore.sharing(registrations)
     phase = PhaseRuntime(store)
-    store.register_keys(loop_state_registrations())
-    store.register_keys(agent.env.key_registrations)
-    for plugin in agent.env.plugins:
+    for plugin in env.plugins:
         plugin.bind_runtime_context(store, None)
     return phase

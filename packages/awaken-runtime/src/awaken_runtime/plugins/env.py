@@ -45,6 +45,7 @@ class ExecutionEnv:
         "plugins",
         "profile_keys",
         "request_transforms",
+        "run_registrations",
         "tool_gate_hooks",
         "tools",
     )
@@ -60,6 +61,8 @@ class ExecutionEnv:
         self.key_registrations: list[KeyRegistration] = []
         self.profile_keys: list[type[Any]] = []
         self.config_schemas: dict[str, list[ConfigSchema]] = {}
+        self.run_registrations: dict[str, KeyRegistration] | None = None
+        """Every key a run's store starts with, by name (built once by ``new_run_state``)."""
 
     @classmethod
     def empty(cls) -> ExecutionEnv:

@@ -3,7 +3,8 @@
 * :class:`StopClockHook` (RunStart) starts the elapsed-time clock;
 * :class:`StopStatsHook` (AfterInference) accounts the inference: tokens, text, tool calls;
 * :class:`StopConditionHook` (StepEnd) counts failed rounds, builds :class:`StopPolicyStats`
-  and evaluates the policies in order; the first ``Stop`` commits
+  and evaluates the policies in order; :class:`MaxRoundsHook` (StepEnd) is its lean form for
+  the one ``max_rounds`` policy (reads the step count only). The first ``Stop`` commits
   ``RunLifecycle Done("stopped:<code>")`` and records the code and detail, which
   :func:`stop_termination` turns into ``TerminationReason.stopped(code, detail)``.
 
@@ -39,6 +40,7 @@ from awaken_runtime.policies.state import (
 
 __all__ = [
     "Clock",
+    "MaxRoundsHook",
     "StopClockHook",
     "StopConditionHook",
     "StopStatsHook",
@@ -174,9 +176,7 @@ class StopConditionHook(PhaseHook):
         for policy in self.policies_for(ctx.agent_spec):
             decision = policy.evaluate(view)
             if decision.code is not None:
-                detail = decision.detail or None
-                command.update(StopConditionStatsKey, RecordStop(decision.code, detail))
-                command.update(RunLifecycleKey, RunLifecycleUpdate.done(f"stopped:{decision.code}"))
+                _record_stop(command, decision.code, decision.detail or None)
                 break
         return command
 
@@ -193,6 +193,33 @@ class StopConditionHook(PhaseHook):
             last_response_text=stats.last_response_text if current else "",
             tool_rounds=tuple(stats.tool_rounds) if current else (),
         )
+
+
+class MaxRoundsHook(PhaseHook):
+    """StepEnd: stop a running run once ``max_rounds`` steps completed — the command
+    ``StopConditionHook([MaxRoundsPolicy(n)], track_outcomes=False)`` gives, without building
+    statistics every step."""
+
+    def __init__(self, max_rounds: int) -> None:
+        self.max_rounds = max(int(max_rounds), 0)
+        self.detail = f"exceeded {self.max_rounds} rounds"
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        command = StateCommand()
+        lifecycle = ctx.snapshot.get(RunLifecycleKey)
+        if (
+            self.max_rounds
+            and lifecycle is not None
+            and lifecycle.status is RunStatus.RUNNING
+            and lifecycle.step_count >= self.max_rounds
+        ):
+            _record_stop(command, "max_rounds", self.detail)
+        return command
+
+
+def _record_stop(command: StateCommand, code: str, detail: str | None) -> None:
+    command.update(StopConditionStatsKey, RecordStop(code, detail))
+    command.update(RunLifecycleKey, RunLifecycleUpdate.done(f"stopped:{code}"))
 
 
 def _all_calls_failed(ctx: PhaseContext) -> bool:

@@ -13,9 +13,10 @@ from awaken_contract.ids import now_ms
 from awaken_contract.model import Phase
 from awaken_contract.plugin import ConfigSchema, Plugin, PluginDescriptor, PluginRegistrar
 
-from awaken_runtime.policies.builtin import MaxRoundsPolicy, policies_from_specs
+from awaken_runtime.policies.builtin import policies_from_specs
 from awaken_runtime.policies.hook import (
     Clock,
+    MaxRoundsHook,
     StopClockHook,
     StopConditionHook,
     StopStatsHook,
@@ -91,7 +92,7 @@ class MaxRoundsPlugin(Plugin):
             registrar.register_phase_hook(
                 self.descriptor().name,
                 Phase.STEP_END,
-                StopConditionHook([MaxRoundsPolicy(self.max_rounds)], track_outcomes=False),
+                MaxRoundsHook(self.max_rounds),
             )
 
     def __repr__(self) -> str:

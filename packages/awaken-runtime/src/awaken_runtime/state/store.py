@@ -59,13 +59,34 @@ CommitHook = Callable[[CommitEvent], None]
 class StateStore:
     """Holds the current snapshot, the registered keys, installed plugins and commit hooks."""
 
-    __slots__ = ("_hooks", "_plugins", "_regs", "_snapshot")
+    __slots__ = ("_hooks", "_plugins", "_regs", "_regs_shared", "_snapshot")
 
     def __init__(self) -> None:
         self._snapshot = Snapshot(0, StateMap())
         self._regs: dict[str, KeyRegistration] = {}
+        self._regs_shared = False
         self._plugins: dict[type[Plugin], list[str]] = {}
         self._hooks: list[CommitHook] = []
+
+    @classmethod
+    def sharing(cls, registrations: dict[str, KeyRegistration]) -> StateStore:
+        """A store starting with ``registrations`` (by name), shared until this store registers
+        or removes a key (then copied): a run's store costs no registration dict of its own.
+        ``registrations`` must not change afterwards."""
+        store = cls()
+        store._regs = registrations
+        store._regs_shared = True
+        return store
+
+    def registrations(self) -> dict[str, KeyRegistration]:
+        """A copy of the registrations by key name (for :meth:`sharing`)."""
+        return dict(self._regs)
+
+    def _own_regs(self) -> dict[str, KeyRegistration]:
+        if self._regs_shared:
+            self._regs = dict(self._regs)
+            self._regs_shared = False
+        return self._regs
 
     # ------------------------------------------------------------------ reading
 
@@ -94,6 +115,7 @@ class StateStore:
         regs = self._regs
         for reg in registrations:
             if reg.name not in regs:
+                regs = self._own_regs()
                 regs[reg.name] = reg
 
     def registration(self, key: str) -> KeyRegistration | None:
@@ -129,7 +151,7 @@ class StateStore:
             raise PluginAlreadyInstalled(name)
         registrar = RuntimePluginRegistrar(name)
         plugin.register(registrar)
-        regs = self._regs
+        regs = self._own_regs()
         owned = [reg.name for reg in registrar.keys]
         for key_name in owned:
             if key_name in regs:
@@ -151,8 +173,9 @@ class StateStore:
             if not reg.options.retain_on_uninstall and name in present:
                 batch.clear_extension(name)
         self.commit(batch)
+        regs = self._own_regs()
         for name in owned:
-            del self._regs[name]
+            del regs[name]
         del self._plugins[plugin_type]
 
     # ------------------------------------------------------------------ commit
