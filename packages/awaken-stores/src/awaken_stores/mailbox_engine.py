@@ -28,7 +28,7 @@ from awaken_contract.ids import new_id
 
 from awaken_stores._mailbox_txn import MailboxTxn, clear_claim, end_attempt, started, with_result
 
-__all__ = ["MailboxEngine", "MailboxTxn"]
+__all__ = ["MailboxEngine", "MailboxTxn", "TransactionApply"]
 
 T = TypeVar("T")
 
@@ -41,16 +41,22 @@ class MailboxEngine(MailboxStore):
     """Implements every state-changing ``MailboxStore`` operation over backend transactions."""
 
     # ------------------------------------------------------------------ backend primitives
-    def _transaction(
-        self, mailbox_id: str, job_id: str | None = None
-    ) -> AbstractAsyncContextManager[MailboxTxn]:
-        """Lock the mailbox, load its generation, non-terminal jobs and job ``job_id`` (if it
-        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs.
+    @abstractmethod
+    async def _apply(
+        self,
+        mailbox_id: str,
+        job_id: str | None,
+        change: Callable[[MailboxTxn], T],
+        *,
+        claiming: bool = False,
+    ) -> T:
+        """``change(txn)`` (synchronous) in one mailbox transaction, committed unless it raises.
 
-        A backend implements this or overrides :meth:`_apply` (which uses it by default)."""
-        raise NotImplementedError(
-            f"{type(self).__name__} implements neither _transaction nor _apply"
-        )
+        The transaction locks the mailbox and loads its generation, non-terminal jobs and job
+        ``job_id`` (if it belongs to the mailbox); on normal exit it persists
+        ``txn.generation`` and the changed jobs. ``claiming``: the transaction of a claim
+        (a backend may skip a locked mailbox, see :meth:`MailboxTxn.busy_marker`). Backends
+        with a transaction context manager get this from :class:`TransactionApply`."""
 
     @abstractmethod
     async def _mailbox_of(self, job_id: str) -> str | None:
@@ -60,32 +66,9 @@ class MailboxEngine(MailboxStore):
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         """``(job_id, mailbox_id)`` of Claimed jobs with ``lease_until < now``, up to ``limit``."""
 
-    def _claim_transaction(self, mailbox_id: str) -> AbstractAsyncContextManager[MailboxTxn]:
-        """The transaction ``claim`` uses; backends may return a non-blocking variant that
-        yields :meth:`MailboxTxn.busy_marker` when the mailbox is locked."""
-        return self._transaction(mailbox_id)
-
     async def _work_available(self, mailbox_id: str) -> None:
         """Hook called after a job became claimable (wake-up of waiting workers)."""
         return None
-
-    async def _apply(
-        self,
-        mailbox_id: str,
-        job_id: str | None,
-        change: Callable[[MailboxTxn], T],
-        *,
-        claiming: bool = False,
-    ) -> T:
-        """``change(txn)`` (synchronous) in one mailbox transaction, committed unless it raises;
-        ``claiming`` uses :meth:`_claim_transaction`. Backends may run it in one round trip."""
-        transaction = (
-            self._claim_transaction(mailbox_id)
-            if claiming
-            else self._transaction(mailbox_id, job_id)
-        )
-        async with transaction as txn:
-            return change(txn)
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -442,3 +425,39 @@ class MailboxEngine(MailboxStore):
                 if job.status is _QUEUED:
                     await self._work_available(mailbox_id)
         return reclaimed
+
+
+class TransactionApply:
+    """``MailboxEngine._apply`` for a backend that offers its mailbox transaction as an async
+    context manager (memory, file, PostgreSQL); SQLite runs a whole change in one worker-thread
+    call instead and overrides ``_apply`` itself. List this mixin before ``MailboxEngine``."""
+
+    @abstractmethod
+    def _transaction(
+        self, mailbox_id: str, job_id: str | None = None
+    ) -> AbstractAsyncContextManager[MailboxTxn]:
+        """Lock the mailbox, load its generation, non-terminal jobs and job ``job_id`` (if it
+        belongs to the mailbox); on normal exit persist ``txn.generation`` and changed jobs."""
+
+    def _claim_transaction(self, mailbox_id: str) -> AbstractAsyncContextManager[MailboxTxn]:
+        """The transaction ``claim`` uses; backends may return a non-blocking variant that
+        yields :meth:`MailboxTxn.busy_marker` when the mailbox is locked."""
+        return self._transaction(mailbox_id)
+
+    async def _apply(
+        self,
+        mailbox_id: str,
+        job_id: str | None,
+        change: Callable[[MailboxTxn], T],
+        *,
+        claiming: bool = False,
+    ) -> T:
+        """``change(txn)`` in :meth:`_transaction` (:meth:`_claim_transaction` when
+        ``claiming``), committed unless it raises."""
+        transaction = (
+            self._claim_transaction(mailbox_id)
+            if claiming
+            else self._transaction(mailbox_id, job_id)
+        )
+        async with transaction as txn:
+            return change(txn)

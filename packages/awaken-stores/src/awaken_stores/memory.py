@@ -50,7 +50,7 @@ from awaken_stores._journal_local import LocalJournalHub, entries_after, select_
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
-from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
 
 T = TypeVar("T")
 
@@ -351,7 +351,7 @@ class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
             self._subscribers.remove(queue)
 
 
-class InMemoryMailboxStore(LocalMailboxQueries, MailboxEngine):
+class InMemoryMailboxStore(LocalMailboxQueries, TransactionApply, MailboxEngine):
     """Mailbox jobs in memory; one asyncio lock serializes every transaction."""
 
     def __init__(self) -> None:

@@ -14,7 +14,7 @@ from awaken_stores._codec import encode
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores.file.db import _FileBacked, _FileDb
 from awaken_stores.file.files import _atomic_write, _read
-from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
 
 
 class _MailboxState(msgspec.Struct):
@@ -22,7 +22,7 @@ class _MailboxState(msgspec.Struct):
     jobs: dict[str, MailboxJob] = msgspec.field(default_factory=dict)
 
 
-class FileMailboxStore(_FileBacked, LocalMailboxQueries, MailboxEngine):
+class FileMailboxStore(_FileBacked, LocalMailboxQueries, TransactionApply, MailboxEngine):
     """Mailbox jobs in ``mailbox/state.json``, rewritten atomically by every transaction under
     the directory's exclusive lock (simple and durable; meant for modest job volumes)."""
 

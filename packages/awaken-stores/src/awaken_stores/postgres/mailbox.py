@@ -11,13 +11,13 @@ from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, Mailbox
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._mailbox_queries import TERMINAL_STATUSES
-from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn
+from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
 from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
 _TERMINAL = list(TERMINAL_STATUSES)
 
 
-class PostgresMailboxStore(_PgBacked, MailboxEngine):
+class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
     """Mailbox jobs in ``<prefix>_mailbox_jobs``; every transaction locks the mailbox's row in
     ``<prefix>_mailbox_generations``, so claims are atomic across processes and hosts."""
 
