@@ -70,7 +70,7 @@ RecordedTool = tuple[ToolResult, StateCommand | None]
 class StepJournal:
     """The run's journal writer: a buffer flushed by the step checkpoint (or a tool record)."""
 
-    __slots__ = ("_buffer", "last_seq", "run_id", "sink", "store")
+    __slots__ = ("_buffer", "_held", "holding", "last_seq", "run_id", "sink", "store")
 
     def __init__(
         self,
@@ -84,12 +84,35 @@ class StepJournal:
         self.last_seq = last_seq
         self.sink = sink
         self._buffer: list[JournalRecord] = []
+        self.holding = False
+        """A ``tool_finished`` waits in the buffer for the step checkpoint: live events (and
+        seq skips) are held until it committed (:meth:`release`)."""
+        self._held: list[AgentEvent | int] = []
 
     def _record(self, record: JournalRecord) -> None:
         """Buffer a record that is not an event (its seq is skipped by seq-numbering sinks)."""
         self._buffer.append(record)
         if self.sink is not None:
-            self.sink.skip_seq(1)
+            if self.holding:
+                self._held.append(1)
+            else:
+                self.sink.skip_seq(1)
+
+    def hold(self, event: AgentEvent) -> None:
+        """Keep a live event until the buffered ``tool_finished`` committed."""
+        self._held.append(event)
+
+    async def release(self) -> None:
+        """Send the held events (and seq skips) in order, once the buffer committed (or its
+        commit failed)."""
+        held, self._held, self.holding = self._held, [], False
+        if self.sink is None:
+            return
+        for item in held:
+            if isinstance(item, int):
+                self.sink.skip_seq(item)
+            else:
+                await self.sink.emit(item)
 
     def record_event(self, event: AgentEvent) -> None:
         """Buffer an event (written with the next flush or checkpoint)."""
@@ -138,9 +161,13 @@ class StepJournal:
             )
         await self.flush()
 
-    async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
+    async def tools_finished(
+        self, results: Sequence[tuple[ToolCall, ToolOutput]], *, with_checkpoint: bool = False
+    ) -> None:
         """Record the results of executed calls, with the state commands they returned (a
-        recorded result re-applies them), durably at once."""
+        recorded result re-applies them), durably at once — or, ``with_checkpoint``, in the
+        step checkpoint that follows with nothing in between that can wait (ADR 0028)."""
+        self.holding = self.holding or with_checkpoint
         for call, output in results:
             self._record(
                 ToolFinishedRecord(
@@ -150,7 +177,8 @@ class StepJournal:
                     command=encode_command(output.command),
                 )
             )
-        await self.flush()
+        if not with_checkpoint:
+            await self.flush()
 
     def take(self) -> list[JournalRecord]:
         """The buffered records, handed to a checkpoint (which commits them)."""
@@ -170,6 +198,9 @@ class StepJournal:
             entries = await self.store.append(self.run_id, records, expected_last_seq=self.last_seq)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
+        finally:
+            if self.holding:
+                await self.release()
         self.last_seq += len(entries)
 
 
@@ -183,8 +214,12 @@ class JournalingSink(EventSink):
         self.wants_state_snapshots = inner.wants_state_snapshots
 
     async def emit(self, event: AgentEvent) -> None:
-        self.journal.record_event(event)
-        await self.inner.emit(event)
+        journal = self.journal
+        journal.record_event(event)
+        if journal.holding:
+            journal.hold(event)
+        else:
+            await self.inner.emit(event)
 
     async def close(self) -> None:
         await self.inner.close()
@@ -218,7 +253,7 @@ class ResumePoint:
 class ToolJournal:
     """The tool pipeline's view of the journal: record executions, answer resumed calls."""
 
-    __slots__ = ("_step_index", "journal", "resume", "store")
+    __slots__ = ("_can_ride", "_step_index", "journal", "resume", "store")
 
     def __init__(
         self,
@@ -226,11 +261,13 @@ class ToolJournal:
         resume: ResumePoint | None,
         step_index: Callable[[], int],
         store: StateStore,
+        can_ride: Callable[[], bool] | None = None,
     ) -> None:
         self.journal = journal
         self.resume = resume
         self._step_index = step_index
         self.store = store
+        self._can_ride = can_ride
 
     def recorded(self, call_id: str) -> RecordedTool | None:
         """The result an earlier attempt recorded for ``call_id`` (never execute it again)
@@ -249,10 +286,29 @@ class ToolJournal:
         if calls and self.journal is not None:
             await self.journal.tools_started(calls, self._step_index())
 
-    async def finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
-        """Durable ``tool_finished`` records, right after execution."""
+    async def finished(
+        self, results: Sequence[tuple[ToolCall, ToolOutput]], *, last_of_step: bool = False
+    ) -> None:
+        """Durable ``tool_finished`` records, right after execution: on their own, or — the
+        step's last call, when nothing between it and the step checkpoint can wait (no hook,
+        action or effect to run, no Shared/Profile key to save) — in that checkpoint."""
         if results and self.journal is not None:
-            await self.journal.tools_finished(results)
+            rides = (
+                last_of_step
+                and len(results) == 1
+                and self._can_ride is not None
+                and self._can_ride()
+                and _plain(results[0][1])
+            )
+            await self.journal.tools_finished(results, with_checkpoint=rides)
+
+
+def _plain(output: ToolOutput) -> bool:
+    """Completing ``output`` runs nothing that can wait (no suspension, action or effect)."""
+    command = output.command
+    return output.result.suspension is None and (
+        command is None or (not command.scheduled_actions and not command.effects)
+    )
 
 
 def interrupted_ticket(call: ToolCall) -> SuspendTicket:

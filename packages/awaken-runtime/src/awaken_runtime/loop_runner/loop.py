@@ -89,6 +89,8 @@ async def _run(run: LoopContext) -> AgentRunResult:
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
+        if run.journal is not None and run.journal.holding:
+            await run.flush_journal()  # a finished tool's record first (best effort)
         await run.emit(Error(message=message, code=_error_code(exc)))
         if run.step_open:
             run.step_open = False
@@ -135,6 +137,8 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         if store.snapshot().get(ToolCallStatesKey) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         outcome, termination = await _execute_step(run)
+        if outcome is not StepOutcome.CONTINUE:
+            await run.flush_deferred()  # only a continuing step goes straight to its checkpoint
         if outcome is StepOutcome.SUSPENDED:
             waited = await suspend_and_wait(run, step_open=True)
             if waited is not None:

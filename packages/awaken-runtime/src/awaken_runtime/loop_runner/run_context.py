@@ -15,6 +15,7 @@ from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
 from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
+from awaken_contract.contract.checkpoint_writer import StepCheckpoint
 from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
@@ -340,7 +341,13 @@ class LoopContext:
                 profile_store=self.params.profile_store,
                 descriptors=self.agent_tool_descriptors(),
                 journal=(
-                    ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
+                    ToolJournal(
+                        self.journal,
+                        self.resume,
+                        lambda: self.step_index,
+                        store,
+                        self._finish_can_ride,
+                    )
                     if self.journal is not None or self.resume is not None
                     else None
                 ),
@@ -365,6 +372,23 @@ class LoopContext:
             self.store.commit(batch)
         self.activate(agent)
         return None
+
+    def _finish_can_ride(self) -> bool:
+        """A step's last ``tool_finished`` may ride the step checkpoint: every after-tool and
+        step-end hook in between never suspends and no Shared/Profile key is saved first."""
+        hooks = self.env.phase_hooks
+        scoped = self.params.scoped_state
+        return all(
+            not tagged.hook.waits
+            for phase in (Phase.AFTER_TOOL_EXECUTE, Phase.STEP_END)
+            for tagged in hooks.get(phase) or ()
+        ) and (scoped is None or not scoped.has_keys)
+
+    async def flush_deferred(self) -> None:
+        """Commit a ``tool_finished`` waiting for the step checkpoint now (the step did not
+        go straight to its checkpoint)."""
+        if self.journal is not None and self.journal.holding:
+            await self.journal.flush()
 
     def agent_tool_descriptors(self) -> list[ToolDescriptor]:
         """Descriptors offered to the model (agent tools plus frontend tools), sorted by id."""
@@ -399,6 +423,8 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
+        if self.store.snapshot().get_raw(_PENDING_ACTIONS):
+            await self.flush_deferred()  # the step-end phase runs actions first
         await self.run_phase(Phase.STEP_END, with_token=False)
         if checkpoint:
             await self.checkpoint()
@@ -446,19 +472,35 @@ class LoopContext:
                         journal.record_attempt(self._attempt, skip_seq=False)
                         self._attempt = None
                         self._owed_skip = True
-                records = journal.take()
-                entries = await target.checkpoint_step(
+                step = StepCheckpoint(
                     self.identity.thread_id,
                     self.messages,
                     record,
-                    records,
-                    expected_last_seq=journal.last_seq,
+                    journal.take(),
+                    journal.last_seq,
+                    first=any(isinstance(event, RunStart) for event in events),
+                    termination=termination,
+                    response=response,
                 )
+                writer = self.params.request.checkpoint_writer if self.params.request else None
+                if writer is not None:
+                    entries = await writer.write(target, step)
+                else:
+                    entries = await target.checkpoint_step(
+                        step.thread_id,
+                        step.messages,
+                        record,
+                        step.records,
+                        expected_last_seq=step.expected_last_seq,
+                    )
                 journal.committed(len(entries))
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
+        finally:
+            if journal is not None and journal.holding:
+                await journal.release()
         self.record.previous = record
 
     def result(self, termination: TerminationReason, response: str | None = None) -> AgentRunResult:
