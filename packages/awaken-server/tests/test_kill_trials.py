@@ -218,11 +218,19 @@ TRIALS = {
     "inference-bg": Trial(
         "think 3 weather in Paris", "inference", foreground=False, tool="get_weather"
     ),
+    # (the job's claim committed with the run-start checkpoint, ADR 0028)
+    "inference-fg": Trial(
+        "think 3 weather in Paris", "inference", foreground=True, tool="get_weather"
+    ),
     "tool-idempotent-fg": Trial("poll 3", "tool", foreground=True, tool="demo_poll"),
     "tool-resume-bg": Trial("wait 3", "tool", foreground=False, tool="demo_wait", decide="resume"),
     "tool-cancel-fg": Trial("wait 3", "tool", foreground=True, tool="demo_wait", decide="cancel"),
     "between-steps-bg": Trial(
         "think 2 wait 0.1", "between_steps", foreground=False, tool="demo_wait"
+    ),
+    # (the tool's tool_finished committed with the step checkpoint, ADR 0028)
+    "between-steps-fg": Trial(
+        "think 2 wait 0.1", "between_steps", foreground=True, tool="demo_wait"
     ),
     "waiting-fg": Trial(
         "approve the deploy", "waiting", foreground=True, tool="demo_approval", decide="resume"
@@ -245,3 +253,59 @@ async def test_sqlite_kill_trial(tmp_path: Path, name: str) -> None:
 async def test_postgres_kill_trial(tmp_path: Path, postgres_dsn: str, name: str) -> None:
     dsn = await fresh_database(postgres_dsn, f"awaken_kill_{name.replace('-', '_')}")
     await _crash_trial(tmp_path, dsn, TRIALS[name])
+
+
+async def _job_of(store_url: str, run_id: str) -> Any:
+    store = open_store(store_url)
+    try:
+        for job in await store.mailbox.list_terminal(100, 0) + await _live_jobs(store):
+            if job.run_id == run_id:
+                return job
+        return None
+    finally:
+        await store.close()
+
+
+async def _live_jobs(store: Any) -> list[Any]:
+    jobs: list[Any] = []
+    for thread_id in await store.list_threads(0, 100):
+        jobs += await store.mailbox.list(thread_id)
+    return jobs
+
+
+@pytest.mark.parametrize("foreground", [True, False], ids=["fg", "bg"])
+async def test_sqlite_kill_after_the_final_checkpoint(tmp_path: Path, foreground: bool) -> None:
+    """SIGKILL the moment the run is durably done: its job completed in the same commit (the
+    final checkpoint carries the ack), and the restarted server runs nothing again."""
+    store_url = f"sqlite:///{tmp_path / 'crash.db'}"
+    trial = Trial("weather in Paris", "finished", foreground=foreground, tool="get_weather")
+    first = ServeProcess(tmp_path, store_url, "first")
+    reader: asyncio.Task[None] | None = None
+    try:
+        await first.ready()
+        async with httpx.AsyncClient(base_url=first.url, timeout=30) as c:
+            tid = (await c.post("/v1/threads", json={"title": "crash"})).json()["id"]
+            run_id, reader = await _submit(c, tid, trial)
+
+            async def done() -> bool:
+                return await _run_status(store_url, run_id) == "done"
+
+            await _poll(done)
+    finally:
+        first.kill()
+        if reader is not None:
+            await reader
+    job = await _job_of(store_url, run_id)
+    assert job is not None and str(job.status) == "Accepted", job
+    before = await _journal(store_url, run_id)
+    second = ServeProcess(tmp_path, store_url, "second")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
+            runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
+    finally:
+        second.stop()
+    assert [r["run_id"] for r in runs] == [run_id]
+    assert await _journal(store_url, run_id) == before  # nothing ran again
+    assert not second.job_starts()
+    assert await assert_served_runs_replay(store_url, tmp_path / "awaken.yaml") == 1
