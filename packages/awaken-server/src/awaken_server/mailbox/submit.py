@@ -13,6 +13,7 @@ import enum
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from awaken_contract.contract.checkpoint_writer import JobClaim
 from awaken_contract.contract.event_sink import EventSink
@@ -40,7 +41,8 @@ __all__ = ["THREAD_BUSY", "SubmitHandle", "SubmitResult", "SubmitStatus", "Submi
 async def _claimed(writer: JobCheckpointWriter, task: asyncio.Task[None]) -> bool:
     """Wait until the run's first checkpoint committed its job's claim (True) or the thread
     turned out busy (False); a run that ends before it checkpoints claims on its own."""
-    await asyncio.wait([writer.claimed, task], return_when=asyncio.FIRST_COMPLETED)
+    waiting: list[asyncio.Future[Any]] = [writer.claimed, task]
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if not writer.claimed.done():
         await task  # (ended without a checkpoint; its settlement resolved the claim)
     return writer.claimed.result() is not None
