@@ -39,15 +39,6 @@ class LocalJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):
     def _local_mailbox(self) -> TransactionApply:
         """The mailbox (a :class:`TransactionApply` engine) whose jobs ride the checkpoints."""
 
-    async def _step(self, checkpoint: StepCheckpoint) -> list[JournalEntry]:
-        return await self.checkpoint_step(
-            checkpoint.thread_id,
-            checkpoint.messages,
-            checkpoint.run,
-            checkpoint.records,
-            expected_last_seq=checkpoint.expected_last_seq,
-        )
-
     async def checkpoint_claiming(
         self, checkpoint: StepCheckpoint, claim: JobClaim
     ) -> tuple[list[JournalEntry], MailboxJob] | None:
@@ -60,7 +51,7 @@ class LocalJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):
             claimed = enqueue_claimed_change(claim)(txn)
             if claimed is None:
                 return None  # (nothing changed: nothing is saved)
-            entries = await self._step(checkpoint)  # a raise saves no mailbox change
+            entries = await checkpoint.commit(self)  # a raise saves no mailbox change
         return entries, claimed
 
     async def checkpoint_acking(
@@ -70,8 +61,8 @@ class LocalJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):
         assert isinstance(mailbox, MailboxEngine)
         mailbox_id = await mailbox._mailbox_of(ack.job_id)
         if mailbox_id is None:
-            return await self._step(checkpoint), False
+            return await checkpoint.commit(self), False
         async with mailbox._transaction(mailbox_id, ack.job_id) as txn:
-            entries = await self._step(checkpoint)
+            entries = await checkpoint.commit(self)
             outcome = ack_change(ack.job_id, ack.claim_token, ack.now, ack.result)(txn)
         return entries, not isinstance(outcome, StorageError)

@@ -45,6 +45,16 @@ class StepCheckpoint:
     response: str = ""
     """The run's final answer (final checkpoint)."""
 
+    async def commit(self, store: JournaledThreadRunStore) -> list[JournalEntry]:
+        """``store.checkpoint_step`` of this checkpoint (nothing else rides it)."""
+        return await store.checkpoint_step(
+            self.thread_id,
+            self.messages,
+            self.run,
+            self.records,
+            expected_last_seq=self.expected_last_seq,
+        )
+
 
 class CheckpointWriter(ABC):
     """Commits a run's checkpoints (given per run on ``RunRequest.checkpoint_writer``)."""

@@ -16,7 +16,7 @@ from awaken_contract.contract.checkpoint_writer import (
 )
 from awaken_contract.contract.journal import JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
-from awaken_contract.contract.mailbox import MailboxJobStatus, MailboxRunResult
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus, MailboxRunResult
 from awaken_contract.contract.message import Message
 from awaken_contract.errors import VersionConflict
 from awaken_contract.testing.builders import make_job, make_run
@@ -37,6 +37,16 @@ def _claim(thread_id: str = "t-1", *, if_idle: bool = True) -> JobClaim:
 def _step(run_id: str = "r-1", **fields: object) -> StepCheckpoint:
     run = make_run(run_id, status=RunStatus.RUNNING)
     return StepCheckpoint("t-1", [Message.user("hi")], run, sample_records(), **fields)  # type: ignore[arg-type]
+
+
+async def _claimed_then_final(store: JobCheckpointStore) -> tuple[MailboxJob, StepCheckpoint]:
+    """A job claimed by a run's first checkpoint, and that run's final checkpoint."""
+    outcome = await store.checkpoint_claiming(_step(first=True), _claim())
+    assert outcome is not None
+    entries, job = outcome
+    final = _step(expected_last_seq=len(entries), termination=TerminationReason.natural_end())
+    final.run = make_run("r-1", status=RunStatus.DONE)
+    return job, final
 
 
 class JobCheckpointStoreContract:
@@ -77,11 +87,7 @@ class JobCheckpointStoreContract:
         assert await self._runs(store).load_run("r-1") is None
 
     async def test_acking_checkpoint_completes_the_job(self, store: JobCheckpointStore) -> None:
-        outcome = await store.checkpoint_claiming(_step(first=True), _claim())
-        assert outcome is not None
-        entries, job = outcome
-        final = _step(expected_last_seq=len(entries), termination=TerminationReason.natural_end())
-        final.run = make_run("r-1", status=RunStatus.DONE)
+        job, final = await _claimed_then_final(store)
         result = MailboxRunResult(
             run_id="r-1", dispatch_instance_id="inst-1", status=RunStatus.DONE, response="ok"
         )
@@ -96,11 +102,7 @@ class JobCheckpointStoreContract:
         assert loaded is not None and loaded.status is RunStatus.DONE
 
     async def test_lost_claim_keeps_the_checkpoint(self, store: JobCheckpointStore) -> None:
-        outcome = await store.checkpoint_claiming(_step(first=True), _claim())
-        assert outcome is not None
-        entries, job = outcome
-        final = _step(expected_last_seq=len(entries), termination=TerminationReason.natural_end())
-        final.run = make_run("r-1", status=RunStatus.DONE)
+        job, final = await _claimed_then_final(store)
         more, acked = await store.checkpoint_acking(final, JobAck(job.job_id, "stale", 3_000))
         assert not acked and more  # a separate ack would have raised VersionConflict
         still = await store.job_mailbox.load(job.job_id)

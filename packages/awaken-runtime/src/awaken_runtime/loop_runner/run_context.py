@@ -486,13 +486,7 @@ class LoopContext:
                 if writer is not None:
                     entries = await writer.write(target, step)
                 else:
-                    entries = await target.checkpoint_step(
-                        step.thread_id,
-                        step.messages,
-                        record,
-                        step.records,
-                        expected_last_seq=step.expected_last_seq,
-                    )
+                    entries = await step.commit(target)
                 journal.committed(len(entries))
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)

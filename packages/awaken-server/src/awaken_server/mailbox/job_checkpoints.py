@@ -148,13 +148,7 @@ class JobCheckpointWriter(CheckpointWriter):
         if ack is not None and isinstance(store, JobCheckpointStore):
             entries, self.acked = await store.checkpoint_acking(checkpoint, ack)
             return entries
-        return await store.checkpoint_step(
-            checkpoint.thread_id,
-            checkpoint.messages,
-            checkpoint.run,
-            checkpoint.records,
-            expected_last_seq=checkpoint.expected_last_seq,
-        )
+        return await checkpoint.commit(store)
 
     def _ack_of(self, checkpoint: StepCheckpoint) -> JobAck | None:
         if checkpoint.termination is None or self.final_result is None:
