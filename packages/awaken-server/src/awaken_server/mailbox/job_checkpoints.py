@@ -77,14 +77,10 @@ class JobCheckpointWriter(CheckpointWriter):
         return cls(mailbox, claim.job.job_id, claim.claim_token, claim=claim)
 
     @property
-    def claim_pending(self) -> bool:
-        """The deferred claim has not been tried yet."""
-        return self._claim is not None
-
-    @property
     def not_claimed(self) -> bool:
-        """The deferred claim was tried and found the thread busy."""
-        return self.claimed.done() and self.claimed.result() is None and self._tried
+        """The deferred claim was tried and failed (the thread was busy, or the store)."""
+        done = self._tried and self.claimed.done()
+        return done and (self.claimed.exception() is not None or self.claimed.result() is None)
 
     _tried = False
 
@@ -127,7 +123,9 @@ class JobCheckpointWriter(CheckpointWriter):
         if self.not_claimed:
             raise JobNotClaimed()
         claim = self._claim
-        if claim is not None and isinstance(store, JobCheckpointStore):
+        rides = rides_checkpoints(store, self.mailbox)
+        if claim is not None and rides:
+            assert isinstance(store, JobCheckpointStore)
             try:
                 outcome = await store.checkpoint_claiming(checkpoint, claim)
             except StorageError:
@@ -145,7 +143,8 @@ class JobCheckpointWriter(CheckpointWriter):
         if claim is not None and not await self.ensure_claimed():
             raise JobNotClaimed()
         ack = self._ack_of(checkpoint)
-        if ack is not None and isinstance(store, JobCheckpointStore):
+        if ack is not None and rides:
+            assert isinstance(store, JobCheckpointStore)
             entries, self.acked = await store.checkpoint_acking(checkpoint, ack)
             return entries
         return await checkpoint.commit(store)

@@ -45,7 +45,7 @@ async def _claimed(writer: JobCheckpointWriter, task: asyncio.Task[None]) -> boo
     await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if not writer.claimed.done():
         await task  # (ended without a checkpoint; its settlement resolved the claim)
-    return writer.claimed.result() is not None
+    return writer.claimed.done() and writer.claimed.result() is not None
 
 
 _log = logging.getLogger("awaken.mailbox")
