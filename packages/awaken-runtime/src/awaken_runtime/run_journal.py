@@ -15,7 +15,7 @@ records of those calls. See docs/durability.md and ADR 0017.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from awaken_contract.contract.event import AgentEvent, AnyAgentEvent
@@ -41,9 +41,12 @@ from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.suspension import PendingToolCall, SuspendTicket, Suspension
 from awaken_contract.contract.tool import ToolOutput, ToolResult
 from awaken_contract.errors import LoopStorageFailed, StorageError
+from awaken_contract.model import Phase
 from awaken_contract.state import StateCommand
 
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.state.command_codec import decode_command, encode_command
+from awaken_runtime.state.scoped import ScopedStateSync
 from awaken_runtime.state.store import StateStore
 
 __all__ = [
@@ -53,6 +56,7 @@ __all__ = [
     "ResumePoint",
     "StepJournal",
     "ToolJournal",
+    "finish_can_ride",
     "interrupted_ticket",
     "load_resume_point",
     "resume_point_of",
@@ -301,6 +305,18 @@ class ToolJournal:
                 and _plain(results[0][1])
             )
             await self.journal.tools_finished(results, with_checkpoint=rides)
+
+
+def finish_can_ride(
+    phase_hooks: Mapping[Phase, Sequence[TaggedPhaseHook]], scoped: ScopedStateSync | None
+) -> bool:
+    """A step's last ``tool_finished`` may ride the step checkpoint: every after-tool and
+    step-end hook in between never suspends and no Shared/Profile key is saved first."""
+    return all(
+        not tagged.hook.waits
+        for phase in (Phase.AFTER_TOOL_EXECUTE, Phase.STEP_END)
+        for tagged in phase_hooks.get(phase) or ()
+    ) and (scoped is None or not scoped.has_keys)
 
 
 def _plain(output: ToolOutput) -> bool:

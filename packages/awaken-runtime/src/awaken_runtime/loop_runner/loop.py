@@ -85,12 +85,12 @@ async def _run(run: LoopContext) -> AgentRunResult:
     try:
         termination = await _run_body(run)
     except (RunCancelled, StateCancelled):
+        await _flush_held(run)
         termination = TerminationReason.cancelled()
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
-        if run.journal is not None and run.journal.holding:
-            await run.flush_journal()  # a finished tool's record first (best effort)
+        await _flush_held(run)
         await run.emit(Error(message=message, code=_error_code(exc)))
         if run.step_open:
             run.step_open = False
@@ -180,6 +180,13 @@ async def _execute_step(run: LoopContext) -> StepResult:
     if not isinstance(inferred, StreamResult):
         return inferred
     return await tools_phase(run, inferred)
+
+
+async def _flush_held(run: LoopContext) -> None:
+    """A finished tool's record waiting for a step checkpoint that will not come: commit it
+    before the run ends (best effort; the final checkpoint writes it otherwise)."""
+    if run.journal is not None and run.journal.holding:
+        await run.flush_journal()
 
 
 def _error_code(exc: BaseException) -> str:

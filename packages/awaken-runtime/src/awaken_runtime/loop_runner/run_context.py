@@ -58,6 +58,7 @@ from awaken_runtime.run_journal import (
     ResumePoint,
     StepJournal,
     ToolJournal,
+    finish_can_ride,
     load_resume_point,
 )
 from awaken_runtime.state.store import StateStore
@@ -346,7 +347,7 @@ class LoopContext:
                         self.resume,
                         lambda: self.step_index,
                         store,
-                        self._finish_can_ride,
+                        lambda: finish_can_ride(self.env.phase_hooks, self.params.scoped_state),
                     )
                     if self.journal is not None or self.resume is not None
                     else None
@@ -372,17 +373,6 @@ class LoopContext:
             self.store.commit(batch)
         self.activate(agent)
         return None
-
-    def _finish_can_ride(self) -> bool:
-        """A step's last ``tool_finished`` may ride the step checkpoint: every after-tool and
-        step-end hook in between never suspends and no Shared/Profile key is saved first."""
-        hooks = self.env.phase_hooks
-        scoped = self.params.scoped_state
-        return all(
-            not tagged.hook.waits
-            for phase in (Phase.AFTER_TOOL_EXECUTE, Phase.STEP_END)
-            for tagged in hooks.get(phase) or ()
-        ) and (scoped is None or not scoped.has_keys)
 
     async def flush_deferred(self) -> None:
         """Commit a ``tool_finished`` waiting for the step checkpoint now (the step did not
@@ -472,21 +462,14 @@ class LoopContext:
                         journal.record_attempt(self._attempt, skip_seq=False)
                         self._attempt = None
                         self._owed_skip = True
-                step = StepCheckpoint(
-                    self.identity.thread_id,
-                    self.messages,
-                    record,
-                    journal.take(),
-                    journal.last_seq,
-                    first=any(isinstance(event, RunStart) for event in events),
-                    termination=termination,
-                    response=response,
-                )
+                first = any(isinstance(event, RunStart) for event in events)
+                step = StepCheckpoint(self.identity.thread_id, self.messages, record, [])
+                step.records, step.expected_last_seq = journal.take(), journal.last_seq
+                step.first, step.termination, step.response = first, termination, response
                 writer = self.params.request.checkpoint_writer if self.params.request else None
-                if writer is not None:
-                    entries = await writer.write(target, step)
-                else:
-                    entries = await step.commit(target)
+                entries = await (
+                    step.commit(target) if writer is None else writer.write(target, step)
+                )
                 journal.committed(len(entries))
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
