@@ -196,7 +196,7 @@ class JobRunner:
         run_id: str,
         sink: JobSink,
     ) -> None:
-        token = writer.claim_token
+        token: str | None
         # Claims record the start of execution in the same transaction (``start``): the job
         # is this attempt's from here on, with no interrupt in between. A job claimed without
         # ``start`` records it now (a stale or lost claim is superseded, not run).
@@ -204,22 +204,22 @@ class JobRunner:
         if instance_id is None or job.run_status is not RunStatus.RUNNING:
             instance_id = new_id()
             try:
-                await self.core.store.record_job_start(job.job_id, token, instance_id, now_ms())
+                await self.core.store.record_job_start(
+                    job.job_id, writer.claim_token, instance_id, now_ms()
+                )
             except VersionConflict:
                 await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
                 return
         try:
             request, record = await self._request_for(job, run_id, instance_id)
         except _Permanent as exc:
-            if await writer.ensure_claimed():
-                token = writer.claim_token
+            if (token := await writer.settle_token()) is not None:
                 await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
             return
         if request is None:  # the run already finished (or parked) before a crash lost the ack
             assert record is not None
-            if not await writer.ensure_claimed():
+            if (token := await writer.settle_token()) is None:
                 return
-            token = writer.claim_token
             settled = MailboxRunResult(
                 run_id=run_id,
                 dispatch_instance_id=instance_id,
@@ -244,9 +244,8 @@ class JobRunner:
         try:
             result = await runtime.run(request, sink)
         except AwakenError as exc:
-            if not await writer.ensure_claimed():
+            if (token := await writer.settle_token()) is None:
                 return
-            token = writer.claim_token
             # Retryable errors are retried with backoff; a loop error that cannot be retried
             # already ended (and reported) the run; anything else can never succeed.
             if exc.retryable:
@@ -259,9 +258,8 @@ class JobRunner:
             return
         except Exception as exc:
             _log.exception("run %s raised", run_id)
-            if not await writer.ensure_claimed():
+            if (token := await writer.settle_token()) is None:
                 return
-            token = writer.claim_token
             await self._finish(
                 job, token, "nack", f"{type(exc).__name__}: {exc}", sink, run_id, instance_id
             )
@@ -269,9 +267,8 @@ class JobRunner:
         if writer.acked:  # the run's final checkpoint completed the job
             self.core.count("ack", "ok")
             return
-        if not await writer.ensure_claimed():
+        if (token := await writer.settle_token()) is None:
             return
-        token = writer.claim_token
         termination = result.termination
         done = self._final_result(sink, run_id, instance_id, termination, result.response)
         if done is None:

@@ -117,6 +117,11 @@ class JobCheckpointWriter(CheckpointWriter):
         self._settle(job)
         return job is not None
 
+    async def settle_token(self) -> str | None:
+        """The claim token to settle the job with (claiming it first when no checkpoint
+        did); ``None`` when it could not be claimed — there is nothing to settle."""
+        return self.claim_token if await self.ensure_claimed() else None
+
     async def write(
         self, store: JournaledThreadRunStore, checkpoint: StepCheckpoint
     ) -> list[JournalEntry]:
