@@ -26,7 +26,7 @@ _MATCH_KEY = "awaken.route_match"
 _ROUTE_KEY = "awaken.route"
 """Scope key of the route the router hands the request to."""
 
-TableMatch = tuple[Match, BaseRoute | None, dict[str, Any]]
+TableMatch = tuple[Match, BaseRoute | None, Scope]
 """How a request matched: the kind of match, the route (``None``: no route) and its child scope."""
 
 _NO_MATCH: TableMatch = (Match.NONE, None, {})
