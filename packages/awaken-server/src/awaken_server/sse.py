@@ -260,18 +260,20 @@ class RunEventHub:
         try:
             while True:
                 if cursor < self._next_seq:
+                    # Ids may skip (journal entries that are not events): find the first frame
+                    # by seq; the frames after it follow in order.
+                    frames = self._frames
+                    index = bisect.bisect_left(frames, cursor, key=_seq_of)
                     batch: list[Frame] = []
                     terminal = False
-                    while cursor < self._next_seq and len(batch) < max_batch:
-                        # Ids may skip (journal entries that are not events): find by seq.
-                        index = bisect.bisect_left(self._frames, cursor, key=_seq_of)
-                        if index >= len(self._frames):
-                            cursor = self._next_seq
+                    cursor = self._next_seq  # all taken: ids skipped at the end are passed too
+                    for frame in itertools.islice(frames, index, None):
+                        if len(batch) >= max_batch:
+                            cursor = batch[-1].seq + 1
                             break
-                        frame = self._frames[index]
-                        cursor = frame.seq + 1
                         batch.append(frame)
                         if stop_at_terminal and frame.terminal:
+                            cursor = frame.seq + 1
                             terminal = True
                             break
                     self._advance(key, cursor)
