@@ -257,6 +257,7 @@ class RunEventHub:
         cursor = self._start_after(after)
         key = reserved if reserved is not None else next(_reader_keys)
         self._cursors[key] = cursor
+        yielded = False
         try:
             while True:
                 if cursor < self._next_seq:
@@ -283,6 +284,12 @@ class RunEventHub:
                     continue
                 if self._closed:
                     return
+                if not yielded:
+                    # The producer is usually scheduled already (a run started a moment ago):
+                    # let it run once before setting up a wait and a wake-up.
+                    yielded = True
+                    await asyncio.sleep(0)
+                    continue
                 changed = self._next_change()
                 if heartbeat is None:
                     await changed.wait()
