@@ -41,11 +41,15 @@ class EventStreamResponse(StreamingResponse):
         task = asyncio.current_task()
         assert task is not None
         gone = False
+        failure: Exception | None = None
 
         async def watch_disconnect() -> None:
-            nonlocal gone
-            while (await receive())["type"] != "http.disconnect":
-                pass
+            nonlocal gone, failure
+            try:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+            except Exception as exc:  # ends the stream and is raised by it
+                failure = exc
             gone = True
             task.cancel()
 
@@ -56,6 +60,8 @@ class EventStreamResponse(StreamingResponse):
             # Our own cancel (the client left) ends the stream quietly; any other propagates.
             if not gone or task.uncancel() > 0:
                 raise
+            if failure is not None:
+                raise failure from None
         finally:
             watcher.cancel()
         if self.background is not None:
