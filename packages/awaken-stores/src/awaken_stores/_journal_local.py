@@ -16,7 +16,6 @@ import threading
 import weakref
 from collections.abc import Collection, Sequence
 from types import TracebackType
-from typing import Protocol, TypeVar
 
 from awaken_contract.contract.journal import (
     JournalEntry,
@@ -49,22 +48,13 @@ def entries_after(
     ]
 
 
-class _Kinded(Protocol):
-    @property
-    def kind(self) -> JournalKind: ...
-
-
-E = TypeVar("E", bound=_Kinded)
-
-
 def select_entries(
-    entries: list[E],
+    entries: list[JournalEntry],
     after_seq: int,
     kinds: Collection[JournalKind] | None,
     limit: int | None,
-) -> list[E]:
-    """The ``read`` selection over one run's entries (or rows with their kind) held in seq
-    order (seq i at index i-1)."""
+) -> list[JournalEntry]:
+    """The ``read`` selection over one run's entries held in seq order (seq i at index i-1)."""
     found = entries[max(after_seq, 0) :]
     if kinds is not None:
         wanted = set(kinds)

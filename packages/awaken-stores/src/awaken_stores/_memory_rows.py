@@ -5,24 +5,34 @@ store could not persist raises ``SerializationError``) and the one copy: the sto
 bytes, never the caller's objects, so nothing a caller holds — what it passed, or what a read
 returned (each read decodes a fresh value) — can change the store. Bytes are also invisible to
 the cyclic GC, so a store holding many runs does not make every collection slower. The few
-fields queries look at (a run's thread, status and timestamps; an entry's kind) are kept next
-to the bytes, so ``latest_run``, ``list_runs`` and journal reads decode only what they return.
+fields queries look at (a run's thread, status and timestamps; a journal batch's seqs) are kept
+next to the bytes, so ``latest_run``, ``list_runs`` and journal reads decode only what they
+return (journal entries appended together are encoded, and decoded, as one array).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import bisect
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import msgspec
-from awaken_contract.contract.journal import JournalEntry, JournalKind, kind_of
+from awaken_contract.contract.journal import JournalEntry, JournalKind
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord
 
 from awaken_stores._codec import decode, encode
+from awaken_stores._journal_local import select_entries
 
-__all__ = ["RunRow", "RunTable", "StoredEntry", "decode_entries", "decode_messages"]
+__all__ = [
+    "EntryBatch",
+    "RunRow",
+    "RunTable",
+    "decode_messages",
+    "journal_length",
+    "read_batches",
+]
 
 
 class RunRow(msgspec.Struct, frozen=True, gc=False):
@@ -47,28 +57,47 @@ class RunRow(msgspec.Struct, frozen=True, gc=False):
         return run
 
 
-class StoredEntry(msgspec.Struct, frozen=True, gc=False):
-    """One stored journal entry: its kind and the entry's JSON."""
+class EntryBatch(msgspec.Struct, frozen=True, gc=False):
+    """Journal entries appended together (seqs ``first_seq …``), as one JSON array."""
 
-    kind: JournalKind
+    first_seq: int
+    count: int
     data: bytes
 
     @classmethod
-    def of(cls, entry: JournalEntry) -> StoredEntry:
-        """The row storing ``entry`` (``SerializationError`` when it cannot be stored)."""
-        return cls(kind_of(entry.record), encode(entry))
+    def of(cls, entries: list[JournalEntry]) -> EntryBatch:
+        """The batch storing ``entries`` (``SerializationError`` when one cannot be stored)."""
+        return cls(entries[0].seq, len(entries), encode(entries))
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the batch's last entry."""
+        return self.first_seq + self.count - 1
 
 
 def _join(parts: Iterable[bytes]) -> bytes:
     return b"[" + b",".join(parts) + b"]"
 
 
-def decode_entries(rows: Sequence[StoredEntry]) -> list[JournalEntry]:
-    """Fresh copies of the stored entries (one decode call for all of them)."""
-    if not rows:
+def journal_length(batches: Sequence[EntryBatch]) -> int:
+    """The last seq of a run's journal (0 when empty)."""
+    return batches[-1].last_seq if batches else 0
+
+
+def read_batches(
+    batches: Sequence[EntryBatch],
+    after_seq: int,
+    kinds: Collection[JournalKind] | None,
+    limit: int | None,
+) -> list[JournalEntry]:
+    """Fresh copies of the entries ``read`` selects (the batches holding seqs after
+    ``after_seq`` are decoded in one call, then selected)."""
+    first = bisect.bisect_right(batches, after_seq, key=lambda b: b.last_seq)
+    if first == len(batches) or (limit is not None and limit <= 0):
         return []
-    entries: list[JournalEntry] = decode(_join(r.data for r in rows), list[JournalEntry])
-    return entries
+    tail = batches[first:]
+    entries: list[JournalEntry] = decode(_join(b.data[1:-1] for b in tail), list[JournalEntry])
+    return select_entries(entries, max(after_seq - tail[0].first_seq + 1, 0), kinds, limit)
 
 
 def decode_messages(rows: Sequence[bytes]) -> list[Message]:

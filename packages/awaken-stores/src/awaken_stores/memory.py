@@ -46,14 +46,15 @@ from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import clone, encode
-from awaken_stores._journal_local import LocalJournalHub, entries_after, select_entries
+from awaken_stores._journal_local import LocalJournalHub, entries_after
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores._memory_rows import (
+    EntryBatch,
     RunRow,
     RunTable,
-    StoredEntry,
-    decode_entries,
     decode_messages,
+    journal_length,
+    read_batches,
 )
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
@@ -85,7 +86,7 @@ class InMemoryStore(JournaledThreadRunStore):
         self._heads: dict[str, MessageHead] = {}
         self._known = KnownLogs()
         self._runs = RunTable()
-        self._journals: dict[str, list[StoredEntry]] = {}
+        self._journals: dict[str, list[EntryBatch]] = {}
         self._hub = LocalJournalHub()
         self._lock = asyncio.Lock()
         self.profiles = InMemoryProfileStore()
@@ -176,29 +177,29 @@ class InMemoryStore(JournaledThreadRunStore):
             plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
             rows = [encode(m) for m in messages[plan.start :]]
             run_row = RunRow.of(run)
-            entries, entry_rows = self._stage_entries(run.run_id, records, expected_last_seq)
+            entries, batch = self._stage_entries(run.run_id, records, expected_last_seq)
             self._threads[thread_id] = thread
             stored = self._messages.setdefault(thread_id, [])
             stored[plan.start :] = rows
             self._heads[thread_id] = plan.head
             self._runs[run.run_id] = run_row
-            self._commit_entries(run.run_id, entry_rows)
+            self._commit_entries(run.run_id, batch)
             self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
         return entries
 
     # ------------------------------------------------------------------ journal
     def _stage_entries(
         self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
-    ) -> tuple[list[JournalEntry], list[StoredEntry]]:
+    ) -> tuple[list[JournalEntry], EntryBatch | None]:
         """The entries appending ``records`` (returned to the caller: they hold its records)
-        and their encoded rows (what is stored)."""
-        last = len(self._journals.get(run_id, ()))
+        and their encoded batch (what is stored)."""
+        last = journal_length(self._journals.get(run_id, ()))
         entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
-        return entries, [StoredEntry.of(e) for e in entries]
+        return entries, EntryBatch.of(entries) if entries else None
 
-    def _commit_entries(self, run_id: str, rows: list[StoredEntry]) -> None:
-        if rows:
-            self._journals.setdefault(run_id, []).extend(rows)
+    def _commit_entries(self, run_id: str, batch: EntryBatch | None) -> None:
+        if batch is not None:
+            self._journals.setdefault(run_id, []).append(batch)
             self._hub.notify(run_id)
 
     async def append(
@@ -209,8 +210,8 @@ class InMemoryStore(JournaledThreadRunStore):
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
         async with self._lock:
-            entries, rows = self._stage_entries(run_id, records, expected_last_seq)
-            self._commit_entries(run_id, rows)
+            entries, batch = self._stage_entries(run_id, records, expected_last_seq)
+            self._commit_entries(run_id, batch)
         return entries
 
     async def read(
@@ -221,12 +222,10 @@ class InMemoryStore(JournaledThreadRunStore):
         kinds: Collection[JournalKind] | None = None,
         limit: int | None = None,
     ) -> list[JournalEntry]:
-        return decode_entries(
-            select_entries(self._journals.get(run_id, []), after_seq, kinds, limit)
-        )
+        return read_batches(self._journals.get(run_id, ()), after_seq, kinds, limit)
 
     async def last_seq(self, run_id: str) -> int:
-        return len(self._journals.get(run_id, ()))
+        return journal_length(self._journals.get(run_id, ()))
 
     def subscribe(self, run_id: str) -> JournalSubscription:
         return self._hub.subscribe(run_id)
@@ -242,7 +241,8 @@ class InMemoryStore(JournaledThreadRunStore):
             for run_id in select_prunable(summaries, policy, now):
                 del self._runs[run_id]
                 report.runs_deleted += 1
-                report.journal_entries_deleted += len(self._journals.pop(run_id, ()))
+                batches = self._journals.pop(run_id, ())
+                report.journal_entries_deleted += journal_length(batches)
         return report
 
 
