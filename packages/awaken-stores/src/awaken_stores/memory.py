@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -84,7 +85,8 @@ class InMemoryStore(JournaledThreadRunStore):
         self._threads: dict[str, Thread] = {}
         self._messages: dict[str, list[bytes]] = {}
         self._heads: dict[str, MessageHead] = {}
-        self._known = KnownLogs()
+        tokens = itertools.count(1)
+        self._known = KnownLogs(new_token=lambda: str(next(tokens)))  # heads only it writes
         self._runs = RunTable()
         self._journals: dict[str, list[EntryBatch]] = {}
         self._hub = LocalJournalHub()
@@ -126,7 +128,7 @@ class InMemoryStore(JournaledThreadRunStore):
         async with self._lock:
             rows = [encode(m) for m in messages]
             self._drop_messages(thread_id)
-            head = MessageHead.new(len(messages))
+            head = self._known.new_head(len(messages))
             self._messages[thread_id] = rows
             self._heads[thread_id] = head
             self._known.remember(thread_id, messages, head)
