@@ -26,7 +26,7 @@ from awaken_contract.ids import new_id
 __all__ = ["KnownLogs", "LogWrite", "MessageHead"]
 
 
-class MessageHead(msgspec.Struct, frozen=True):
+class MessageHead(msgspec.Struct, frozen=True, gc=False):
     """The stored message count and the token of the write that stored it."""
 
     count: int
@@ -51,7 +51,7 @@ class MessageHead(msgspec.Struct, frozen=True):
         return cls(int(count), token)
 
 
-class LogWrite(msgspec.Struct, frozen=True):
+class LogWrite(msgspec.Struct, frozen=True, gc=False):
     """What a checkpoint writes: ``messages[start:]`` at positions ``start + 1 …``, rows past
     ``head.count`` removed, ``head`` stored (unless ``head_changed`` is false)."""
 
