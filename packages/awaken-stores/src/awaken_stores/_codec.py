@@ -2,7 +2,8 @@
 
 Decoders are built once per target type and reused: ``msgspec.json.decode(data, type=…)``
 rebuilds its type plan on every call for anything but a plain Struct (``list[Message]``, the
-journal record union), which costs more than decoding a small value.
+journal record union), which costs more than decoding a small value. msgspec decoders are
+thread-safe, so the file and SQLite worker threads share them.
 """
 
 from __future__ import annotations
