@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -67,6 +68,20 @@ __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
+
+
+def _step_index_of(run: LoopContext) -> Callable[[], int]:
+    """``run.step_index`` read through a weak reference: the tool pipeline ``run`` holds keeps
+    this, and a strong one would make each run's object graph a reference cycle that only the
+    cyclic GC frees."""
+    ref = weakref.ref(run)
+
+    def step_index() -> int:
+        alive = ref()
+        assert alive is not None, "the run's tool pipeline outlived its run"
+        return alive.step_index
+
+    return step_index
 
 
 class StepOutcome(enum.Enum):
@@ -340,7 +355,7 @@ class LoopContext:
                 profile_store=self.params.profile_store,
                 descriptors=self.agent_tool_descriptors(),
                 journal=(
-                    ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
+                    ToolJournal(self.journal, self.resume, _step_index_of(self), store)
                     if self.journal is not None or self.resume is not None
                     else None
                 ),
