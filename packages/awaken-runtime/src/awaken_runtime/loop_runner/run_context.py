@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -69,6 +70,34 @@ __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
+
+
+def _step_index_of(run: LoopContext) -> Callable[[], int]:
+    """``run.step_index`` read through a weak reference: the tool pipeline ``run`` holds keeps
+    this, and a strong one would make each run's object graph a reference cycle that only the
+    cyclic GC frees."""
+    ref = weakref.ref(run)
+
+    def step_index() -> int:
+        alive = ref()
+        assert alive is not None, "the run's tool pipeline outlived its run"
+        return alive.step_index
+
+    return step_index
+
+
+def _finish_can_ride_of(run: LoopContext) -> Callable[[], bool]:
+    """:func:`finish_can_ride` of ``run``'s active agent, through a weak reference (as
+    :func:`_step_index_of`)."""
+    ref = weakref.ref(run)
+
+    def can_ride() -> bool:
+        alive = ref()
+        return alive is not None and finish_can_ride(
+            alive.env.phase_hooks, alive.params.scoped_state
+        )
+
+    return can_ride
 
 
 class StepOutcome(enum.Enum):
@@ -345,9 +374,9 @@ class LoopContext:
                     ToolJournal(
                         self.journal,
                         self.resume,
-                        lambda: self.step_index,
+                        _step_index_of(self),
                         store,
-                        lambda: finish_can_ride(self.env.phase_hooks, self.params.scoped_state),
+                        _finish_can_ride_of(self),
                     )
                     if self.journal is not None or self.resume is not None
                     else None
