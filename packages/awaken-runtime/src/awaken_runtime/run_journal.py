@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
+from awaken_contract.contract.checkpoint_writer import CheckpointWriter, StepCheckpoint
 from awaken_contract.contract.event import AgentEvent, AnyAgentEvent
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.executor import InferenceRequest
@@ -189,9 +190,27 @@ class StepJournal:
         records, self._buffer = self._buffer, []
         return records
 
-    def committed(self, count: int) -> None:
-        """``count`` records were committed by a checkpoint."""
-        self.last_seq += count
+    async def flush_held(self) -> None:
+        """Commit a ``tool_finished`` held for the step checkpoint now (the step does not go
+        straight to it)."""
+        if self.holding:
+            await self.flush()
+
+    async def checkpoint(
+        self,
+        store: JournaledThreadRunStore,
+        step: StepCheckpoint,
+        writer: CheckpointWriter | None,
+    ) -> None:
+        """Commit the buffered records with ``step`` (through the run's ``writer`` when it
+        has one); events held for it are sent afterwards, whatever the outcome."""
+        step.records, step.expected_last_seq = self.take(), self.last_seq
+        try:
+            entries = await (step.commit(store) if writer is None else writer.write(store, step))
+        finally:
+            if self.holding:
+                await self.release()
+        self.last_seq += len(entries)
 
     async def flush(self) -> None:
         """Append the buffered records now (fenced by the last seq this writer knows)."""
@@ -257,7 +276,7 @@ class ResumePoint:
 class ToolJournal:
     """The tool pipeline's view of the journal: record executions, answer resumed calls."""
 
-    __slots__ = ("_can_ride", "_step_index", "journal", "resume", "store")
+    __slots__ = ("_finish_rides", "_step_index", "journal", "resume", "store")
 
     def __init__(
         self,
@@ -265,13 +284,14 @@ class ToolJournal:
         resume: ResumePoint | None,
         step_index: Callable[[], int],
         store: StateStore,
-        can_ride: Callable[[], bool] | None = None,
+        finish_rides: bool = False,
     ) -> None:
         self.journal = journal
         self.resume = resume
         self._step_index = step_index
         self.store = store
-        self._can_ride = can_ride
+        self._finish_rides = finish_rides
+        """The agent's hooks let a step's last ``tool_finished`` ride the step checkpoint."""
 
     def recorded(self, call_id: str) -> RecordedTool | None:
         """The result an earlier attempt recorded for ``call_id`` (never execute it again)
@@ -298,11 +318,7 @@ class ToolJournal:
         action or effect to run, no Shared/Profile key to save) — in that checkpoint."""
         if results and self.journal is not None:
             rides = (
-                last_of_step
-                and len(results) == 1
-                and self._can_ride is not None
-                and self._can_ride()
-                and _plain(results[0][1])
+                last_of_step and len(results) == 1 and self._finish_rides and _plain(results[0][1])
             )
             await self.journal.tools_finished(results, with_checkpoint=rides)
 

@@ -11,6 +11,7 @@ PostgreSQL) do not use it.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
 
 from awaken_contract.contract.checkpoint_writer import (
     JobAck,
@@ -19,17 +20,34 @@ from awaken_contract.contract.checkpoint_writer import (
     StepCheckpoint,
 )
 from awaken_contract.contract.journal import JournaledThreadRunStore, JournalEntry
-from awaken_contract.contract.mailbox import MailboxJob
+from awaken_contract.contract.mailbox import MailboxJob, MailboxRunResult
 from awaken_contract.errors import AlreadyExists, StorageError
 
-from awaken_stores.mailbox_engine import (
-    MailboxEngine,
-    TransactionApply,
-    ack_change,
-    enqueue_claimed_change,
-)
+from awaken_stores._mailbox_txn import MailboxTxn, accepting
+from awaken_stores.mailbox_engine import MailboxEngine, TransactionApply
 
-__all__ = ["LocalJobCheckpoints"]
+__all__ = ["LocalJobCheckpoints", "ack_change", "enqueue_claimed_change"]
+
+
+def ack_change(
+    job_id: str, claim_token: str, now: int, result: MailboxRunResult | None
+) -> Callable[[MailboxTxn], MailboxJob | StorageError]:
+    """The transaction change of ``ack``, for a backend that runs it inside a checkpoint."""
+    return MailboxEngine._claimed_change(job_id, claim_token, now, "ack", accepting(result, now))
+
+
+def enqueue_claimed_change(claim: JobClaim) -> Callable[[MailboxTxn], MailboxJob | None]:
+    """The transaction change of ``enqueue_claimed`` under the claim's own token, for a
+    backend that runs it inside a checkpoint."""
+    return MailboxEngine._enqueue_claimed_change(
+        claim.job,
+        claim.consumer,
+        claim.lease_ms,
+        claim.now,
+        claim.start,
+        claim.if_idle,
+        claim.claim_token,
+    )
 
 
 class LocalJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):

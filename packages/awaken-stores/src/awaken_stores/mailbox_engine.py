@@ -15,7 +15,6 @@ from contextlib import AbstractAsyncContextManager
 from typing import TypeVar
 
 import msgspec
-from awaken_contract.contract.checkpoint_writer import JobClaim
 from awaken_contract.contract.mailbox import (
     MailboxInterrupt,
     MailboxJob,
@@ -27,15 +26,16 @@ from awaken_contract.contract.mailbox import (
 from awaken_contract.errors import AlreadyExists, StorageError, StorageNotFound, VersionConflict
 from awaken_contract.ids import new_id
 
-from awaken_stores._mailbox_txn import MailboxTxn, clear_claim, end_attempt, started, with_result
+from awaken_stores._mailbox_txn import (
+    MailboxTxn,
+    accepting,
+    clear_claim,
+    end_attempt,
+    started,
+    with_result,
+)
 
-__all__ = [
-    "MailboxEngine",
-    "MailboxTxn",
-    "TransactionApply",
-    "ack_change",
-    "enqueue_claimed_change",
-]
+__all__ = ["MailboxEngine", "MailboxTxn", "TransactionApply"]
 
 T = TypeVar("T")
 
@@ -292,7 +292,7 @@ class MailboxEngine(MailboxStore):
     async def ack(
         self, job_id: str, claim_token: str, now: int, *, result: MailboxRunResult | None = None
     ) -> MailboxJob:
-        return await self._update_claimed(job_id, claim_token, now, "ack", _accept(result, now))
+        return await self._update_claimed(job_id, claim_token, now, "ack", accepting(result, now))
 
     async def _fail(
         self, job_id: str, token: str, now: int, error_text: str, retry_at: int | None
@@ -454,38 +454,6 @@ class MailboxEngine(MailboxStore):
                 if job.status is _QUEUED:
                     await self._work_available(mailbox_id)
         return reclaimed
-
-
-def _accept(result: MailboxRunResult | None, now: int) -> Callable[[MailboxJob], MailboxJob]:
-    """The change of ``ack``: the job accepted (with the run's result when given)."""
-
-    def accept(job: MailboxJob) -> MailboxJob:
-        if result is not None:
-            job = with_result(job, result, now)
-        return clear_claim(job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now)
-
-    return accept
-
-
-def ack_change(
-    job_id: str, claim_token: str, now: int, result: MailboxRunResult | None
-) -> Callable[[MailboxTxn], MailboxJob | StorageError]:
-    """The transaction change of ``ack`` (for a backend that runs it inside another write)."""
-    return MailboxEngine._claimed_change(job_id, claim_token, now, "ack", _accept(result, now))
-
-
-def enqueue_claimed_change(claim: JobClaim) -> Callable[[MailboxTxn], MailboxJob | None]:
-    """The transaction change of ``enqueue_claimed`` under the claim's own token (for a
-    backend that runs it inside a checkpoint's write)."""
-    return MailboxEngine._enqueue_claimed_change(
-        claim.job,
-        claim.consumer,
-        claim.lease_ms,
-        claim.now,
-        claim.start,
-        claim.if_idle,
-        claim.claim_token,
-    )
 
 
 class TransactionApply:

@@ -137,8 +137,8 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         if store.snapshot().get(ToolCallStatesKey) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         outcome, termination = await _execute_step(run)
-        if outcome is not StepOutcome.CONTINUE:
-            await run.flush_deferred()  # only a continuing step goes straight to its checkpoint
+        if outcome is not StepOutcome.CONTINUE and run.journal is not None:
+            await run.journal.flush_held()  # only a continuing step goes to its checkpoint
         if outcome is StepOutcome.SUSPENDED:
             waited = await suspend_and_wait(run, step_open=True)
             if waited is not None:

@@ -86,20 +86,6 @@ def _step_index_of(run: LoopContext) -> Callable[[], int]:
     return step_index
 
 
-def _finish_can_ride_of(run: LoopContext) -> Callable[[], bool]:
-    """:func:`finish_can_ride` of ``run``'s active agent, through a weak reference (as
-    :func:`_step_index_of`)."""
-    ref = weakref.ref(run)
-
-    def can_ride() -> bool:
-        alive = ref()
-        return alive is not None and finish_can_ride(
-            alive.env.phase_hooks, alive.params.scoped_state
-        )
-
-    return can_ride
-
-
 class StepOutcome(enum.Enum):
     """How a step ended."""
 
@@ -376,7 +362,7 @@ class LoopContext:
                         self.resume,
                         _step_index_of(self),
                         store,
-                        _finish_can_ride_of(self),
+                        finish_can_ride(agent.env.phase_hooks, self.params.scoped_state),
                     )
                     if self.journal is not None or self.resume is not None
                     else None
@@ -402,12 +388,6 @@ class LoopContext:
             self.store.commit(batch)
         self.activate(agent)
         return None
-
-    async def flush_deferred(self) -> None:
-        """Commit a ``tool_finished`` waiting for the step checkpoint now (the step did not
-        go straight to its checkpoint)."""
-        if self.journal is not None and self.journal.holding:
-            await self.journal.flush()
 
     def agent_tool_descriptors(self) -> list[ToolDescriptor]:
         """Descriptors offered to the model (agent tools plus frontend tools), sorted by id."""
@@ -442,8 +422,8 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        if self.store.snapshot().get_raw(_PENDING_ACTIONS):
-            await self.flush_deferred()  # the step-end phase runs actions first
+        if self.journal is not None and self.store.snapshot().get_raw(_PENDING_ACTIONS):
+            await self.journal.flush_held()  # the step-end phase runs actions first
         await self.run_phase(Phase.STEP_END, with_token=False)
         if checkpoint:
             await self.checkpoint()
@@ -491,22 +471,17 @@ class LoopContext:
                         journal.record_attempt(self._attempt, skip_seq=False)
                         self._attempt = None
                         self._owed_skip = True
-                first = any(isinstance(event, RunStart) for event in events)
                 step = StepCheckpoint(self.identity.thread_id, self.messages, record, [])
-                step.records, step.expected_last_seq = journal.take(), journal.last_seq
-                step.first, step.termination, step.response = first, termination, response
-                writer = self.params.request.checkpoint_writer if self.params.request else None
-                entries = await (
-                    step.commit(target) if writer is None else writer.write(target, step)
+                step.first = any(isinstance(event, RunStart) for event in events)
+                step.termination, step.response = termination, response
+                request = self.params.request
+                await journal.checkpoint(
+                    target, step, request.checkpoint_writer if request else None
                 )
-                journal.committed(len(entries))
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
-        finally:
-            if journal is not None and journal.holding:
-                await journal.release()
         self.record.previous = record
 
     def result(self, termination: TerminationReason, response: str | None = None) -> AgentRunResult:

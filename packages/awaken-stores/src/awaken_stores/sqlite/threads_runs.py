@@ -41,8 +41,8 @@ from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
+from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
-from awaken_stores.mailbox_engine import ack_change, enqueue_claimed_change
 from awaken_stores.sqlite.config import SqliteConfigStore
 from awaken_stores.sqlite.connection import _one
 from awaken_stores.sqlite.journal import SqliteJournal, _append_journal
