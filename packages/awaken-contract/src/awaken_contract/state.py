@@ -179,7 +179,8 @@ class StateMap:
 
     def get(self, key: type[KeyOf[V]]) -> V | None:
         """The value of ``key`` or ``None`` when absent."""
-        return cast("V | None", self._values.get(key.KEY))
+        value: V | None = self._values.get(key.KEY)
+        return value
 
     def get_raw(self, key: str) -> Any:
         """The value stored under the key string, or ``None``."""
@@ -240,7 +241,8 @@ class Snapshot(msgspec.Struct, frozen=True):
 
     def get(self, key: type[KeyOf[V]]) -> V | None:
         """The value of ``key`` or ``None`` when absent."""
-        return cast("V | None", self.ext._values.get(key.KEY))
+        value: V | None = self.ext._values.get(key.KEY)  # no cast(): a call on the hot path
+        return value
 
     def get_raw(self, key: str) -> Any:
         """The value under a key string, or ``None``."""

@@ -65,13 +65,13 @@ async def before_execute(
     """Run BeforeToolExecute hooks and scheduled actions; the intercept they set, if any."""
     env = host.env
     store = host.store
-    before = env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE)
+    before = host.hooks_for(Phase.BEFORE_TOOL_EXECUTE)
     if not before and not store.snapshot().get_raw(PendingScheduledActions.KEY):
         return None
     ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **call_extra(call, state))
     phase = host.phase
     if before:
-        command = await phase.collect_commands(env, ctx)
+        command = await phase.collect_commands(env, ctx, before)
         if not command.is_empty:
             await phase.submit_command(env, command)
     if store.snapshot().get_raw(PendingScheduledActions.KEY):

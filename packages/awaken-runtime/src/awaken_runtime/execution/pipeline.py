@@ -404,11 +404,12 @@ class ToolPipeline:
             command.extend(tool_command)
         env = host.env
         ctx: PhaseContext | None = None
-        if run_after_hooks and env.phase_hooks.get(Phase.AFTER_TOOL_EXECUTE):
+        after_hooks = host.hooks_for(Phase.AFTER_TOOL_EXECUTE) if run_after_hooks else None
+        if after_hooks:
             ctx = host.phase_ctx(
                 Phase.AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state)
             )
-            after = await host.phase.collect_commands(env, ctx)
+            after = await host.phase.collect_commands(env, ctx, after_hooks)
             if not after.is_empty:
                 command.extend(after)
         resuming = state is not None and state.status is ToolCallStatus.RESUMING

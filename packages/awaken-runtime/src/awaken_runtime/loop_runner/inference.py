@@ -53,8 +53,9 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     phase = run.phase
     env = run.env
     # BeforeInference: hooks (no conflict fallback), then this phase's actions.
-    if env.phase_hooks.get(Phase.BEFORE_INFERENCE):
-        command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
+    before = run.hooks.get(Phase.BEFORE_INFERENCE)
+    if before:
+        command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE), before)
         if not command.is_empty:
             await phase.submit_command(env, command)
     if store.snapshot().get_raw(_PENDING_ACTIONS):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -41,7 +41,6 @@ from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.context import ToolContext
-from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
@@ -50,6 +49,7 @@ from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_in
 from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.policies.hook import stop_termination
 from awaken_runtime.registry.resolved import ResolvedAgent
 from awaken_runtime.run_journal import (
@@ -116,9 +116,24 @@ class LoopContext:
         )
         self.pending_decisions: DecisionBatch = []
         self.output = OutputState()
-        # set by activate
+        # The run's fixed parts, read as plain attributes on the hot path.
+        self.phase: PhaseRuntime = params.runtime
+        """The run's phase runtime."""
+        self.store: StateStore = params.runtime.store
+        """The run's state store."""
+        self.identity: RunIdentity = params.run_identity
+        """The run's identity."""
+        self.messages: list[Message] = params.messages
+        """The conversation (history plus this run's messages), appended to in place."""
+        self.sink: EventSink = params.sink
+        """Where the run's events go (through the journal when the run records one)."""
+        # set by activate: the active agent and what is derived from it
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
+        self.spec: AgentSpec
+        self.env: ExecutionEnv
+        self.hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
+        """The active hooks per phase (phases without one are absent)."""
         self.tools: dict[str, Tool]
         self.pipeline: ToolPipeline
         self.system_message: Message | None = None
@@ -127,7 +142,6 @@ class LoopContext:
         self.resume: ResumePoint | None = params.resume
         self._attempt: AttemptRecord | None = None
         self._owed_skip = False
-        self._sink: EventSink = params.sink
 
     async def open_journal(self) -> None:
         """Record into the run's journal (a journaled checkpoint store only); a continued
@@ -148,7 +162,7 @@ class LoopContext:
             raise LoopStorageFailed(str(exc)) from exc
         self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
-        self._sink = JournalingSink(self.params.sink, self.journal)
+        self.sink = JournalingSink(self.params.sink, self.journal)
 
     def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
         """Journal the control-channel entries the run just took (replay feeds them again)."""
@@ -170,47 +184,6 @@ class LoopContext:
         """The 0-based index of the current step across the run's attempts."""
         return self.record.base_steps + max(self.steps - 1, 0)
 
-    # ------------------------------------------------------------------ the request
-    @property
-    def phase(self) -> PhaseRuntime:
-        """The run's phase runtime."""
-        return self.params.runtime
-
-    @property
-    def store(self) -> StateStore:
-        """The run's state store."""
-        return self.params.runtime.store
-
-    @property
-    def sink(self) -> EventSink:
-        """Where the run's events go (through the journal when the run records one)."""
-        return self._sink
-
-    @property
-    def identity(self) -> RunIdentity:
-        """The run's identity."""
-        return self.params.run_identity
-
-    @property
-    def messages(self) -> list[Message]:
-        """The conversation (history plus this run's messages), appended to in place."""
-        return self.params.messages
-
-    @property
-    def spec(self) -> AgentSpec:
-        """The active agent's spec."""
-        return self.agent.spec
-
-    @property
-    def env(self) -> ExecutionEnv:
-        """The active agent's hooks, plugins and transforms."""
-        return self.agent.env
-
-    @property
-    def executor(self) -> ToolExecutor:
-        """The active agent's tool executor."""
-        return self.agent.tool_executor
-
     # ------------------------------------------------------------------ phases
     def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
         """A context for ``phase`` over the current snapshot."""
@@ -221,13 +194,14 @@ class LoopContext:
 
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
-        if not self.env.phase_hooks.get(phase) and not self.store.snapshot().get_raw(
-            _PENDING_ACTIONS
-        ):
+        hooks = self.hooks.get(phase)
+        if not hooks and not self.store.snapshot().get_raw(_PENDING_ACTIONS):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        await self.phase.run_phase(self.env, self.phase_ctx(phase, with_token=with_token, **extra))
+        await self.phase.run_phase(
+            self.env, self.phase_ctx(phase, with_token=with_token, **extra), hooks or ()
+        )
 
     async def observe_phase(self, phase: Phase, **extra: Any) -> None:
         """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
@@ -306,6 +280,9 @@ class LoopContext:
     def activate(self, agent: ResolvedAgent) -> None:
         """Make ``agent`` the active agent: tools (plus frontend tools), keys, plugins."""
         self.agent = agent
+        self.spec = agent.spec
+        self.env = agent.env
+        self.hooks = agent.active_phase_hooks()
         tools = agent.tools
         frontend = self.params.frontend_tools
         if frontend:
@@ -339,6 +316,7 @@ class LoopContext:
                 token=self.params.cancellation_token,
                 profile_store=self.params.profile_store,
                 descriptors=self.agent_tool_descriptors(),
+                hooks=self.hooks,
                 journal=(
                     ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
                     if self.journal is not None or self.resume is not None
