@@ -45,7 +45,7 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     response = last_assistant_text(run.messages, run.input_message_count)
     # The final state and ``run_finish`` are journaled by the final checkpoint itself (one
     # transaction) and sent once it committed.
-    tail = _tail(run, termination)
+    tail = _tail(run, termination, response)
     try:
         await run.checkpoint(termination, response, events=tail)
     except LoopStorageFailed as exc:
@@ -53,7 +53,7 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
         if termination.type is not TerminationKind.ERROR:
             await run.emit(Error(message=str(exc), code="storage_error"))
             termination = TerminationReason.error(str(exc))
-        for event in _tail(run, termination):
+        for event in _tail(run, termination, response):
             await run.emit(event)
         await run.flush_journal()
     else:
@@ -62,13 +62,13 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     return run.result(termination, response)
 
 
-def _tail(run: LoopContext, termination: TerminationReason) -> list[AgentEvent]:
-    """The events that end a finished run: its state (when wanted), then ``run_finish``."""
+def _tail(run: LoopContext, termination: TerminationReason, response: str) -> list[AgentEvent]:
+    """The events that end a finished run: its state (when wanted), then ``run_finish``
+    (none for a sink that drops events: then nothing journals them either)."""
+    if not run.sink.wants_events:
+        return []
     lifecycle = run.lifecycle()
-    result: dict[str, Any] = {
-        "response": last_assistant_text(run.messages, run.input_message_count),
-        "status": lifecycle.status.value,
-    }
+    result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
     if lifecycle.status_reason:
         result["status_reason"] = lifecycle.status_reason
     if run.output.result is not None:

@@ -58,7 +58,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
         command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE), before)
         if not command.is_empty:
             await phase.submit_command(env, command)
-    if store.snapshot().get_raw(_PENDING_ACTIONS):
+    if store.read_raw(_PENDING_ACTIONS):
         await phase.run_execute_loop(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
     termination = run.check_termination()
     snap = store.snapshot()
@@ -116,11 +116,12 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     cost = model.cost(result.usage) if model is not None else None
     if cost is not None:
         run.record.cost = (run.record.cost or 0.0) + cost
-    await run.emit(
-        InferenceComplete(
-            model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
+    if run.sink.wants_events:
+        await run.emit(
+            InferenceComplete(
+                model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
+            )
         )
-    )
     if cancelled or run.canceller.is_cancelled:
         return run.cancelled_step()
 
@@ -199,7 +200,7 @@ async def _continue_truncated(
 def _prompt_messages(run: LoopContext) -> list[Message]:
     system = run.system_message
     messages = [system, *run.messages] if system is not None else list(run.messages)
-    context_store = run.store.snapshot().get(ContextMessageStoreKey)
+    context_store = run.store.read(ContextMessageStoreKey)
     if context_store is None or not context_store.messages:
         return messages
     context = context_store.sorted_messages()

@@ -79,7 +79,7 @@ async def _run(run: LoopContext) -> AgentRunResult:
         if params.is_continuation
         else RunLifecycleUpdate.start(run.identity.run_id)
     )
-    if params.is_continuation and run.store.snapshot().get(RunLifecycleKey) is None:
+    if params.is_continuation and run.store.read(RunLifecycleKey) is None:
         start = RunLifecycleUpdate.start(run.identity.run_id)
     run.store.commit(MutationBatch().update(RunLifecycleKey, start))
     try:
@@ -131,8 +131,9 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
             return blocked
         run.steps += 1
         run.step_open = True
-        await run.emit(StepStart(message_id=new_id()))
-        if store.snapshot().get(ToolCallStatesKey) is not None:
+        if run.sink.wants_events:
+            await run.emit(StepStart(message_id=new_id()))
+        if store.read(ToolCallStatesKey) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         outcome, termination = await _execute_step(run)
         if outcome is StepOutcome.SUSPENDED:
@@ -148,7 +149,7 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         if drain_inbox(run):
             continue
         if outcome is StepOutcome.NATURAL_END:
-            pending = store.snapshot().get(PendingWorkKey)
+            pending = store.read(PendingWorkKey)
             if pending is not None and pending.has_pending:
                 store.commit(
                     MutationBatch().update(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -127,6 +127,9 @@ class LoopContext:
         """The conversation (history plus this run's messages), appended to in place."""
         self.sink: EventSink = params.sink
         """Where the run's events go (through the journal when the run records one)."""
+        self.emit: Callable[[AgentEvent], Awaitable[None]] = params.sink.emit
+        """Send one event to :attr:`sink` (its bound ``emit``: no wrapper per event). Events
+        are built only when ``sink.wants_events``."""
         # set by activate: the active agent and what is derived from it
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
@@ -163,6 +166,7 @@ class LoopContext:
         self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self.sink = JournalingSink(self.params.sink, self.journal)
+        self.emit = self.sink.emit
 
     def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
         """Journal the control-channel entries the run just took (replay feeds them again)."""
@@ -195,7 +199,7 @@ class LoopContext:
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
         hooks = self.hooks.get(phase)
-        if not hooks and not self.store.snapshot().get_raw(_PENDING_ACTIONS):
+        if not hooks and not self.store.read_raw(_PENDING_ACTIONS):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
@@ -210,10 +214,6 @@ class LoopContext:
             await self.run_phase(phase, with_token=False, **extra)
         except Exception as exc:
             _log.warning("%s phase of %s failed: %s", phase.value, self.identity.run_id, exc)
-
-    async def emit(self, event: AgentEvent) -> None:
-        """Send one event to the run's sink."""
-        await self.sink.emit(event)
 
     async def deliver(self, event: AgentEvent) -> None:
         """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
@@ -244,12 +244,12 @@ class LoopContext:
 
     def lifecycle(self) -> RunLifecycleState:
         """The current run lifecycle (default when absent)."""
-        value = self.store.snapshot().get(RunLifecycleKey)
+        value = self.store.read(RunLifecycleKey)
         return value if value is not None else RunLifecycleKey.default()
 
     def check_termination(self) -> TerminationReason | None:
         """A termination requested through the lifecycle (done, or waiting on decisions)."""
-        lifecycle = self.store.snapshot().get(RunLifecycleKey)
+        lifecycle = self.store.read(RunLifecycleKey)
         if lifecycle is None:
             return None
         if lifecycle.status is RunStatus.DONE:
@@ -382,7 +382,8 @@ class LoopContext:
             await self.checkpoint()
         await self.emit_state_snapshot()
         self.step_open = False
-        await self.emit(StepEnd())
+        if self.sink.wants_events:
+            await self.emit(StepEnd())
 
     async def checkpoint(
         self,

@@ -401,7 +401,7 @@ class PhaseRuntime:
     async def _execute(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
         phase = ctx.phase
         store = self.store
-        if not store.snapshot().get_raw(_PENDING):
+        if not store.read_raw(_PENDING):
             return PhaseRunReport(phase, rounds=1)  # nothing queued: one empty round
         report = PhaseRunReport(phase)
         handlers = env.action_handlers
@@ -410,7 +410,7 @@ class PhaseRuntime:
             rounds += 1
             if rounds > self.max_rounds:
                 raise PhaseRunLoopExceeded(phase, self.max_rounds)
-            queue: list[ScheduledActionEnvelope] | None = store.snapshot().get_raw(_PENDING)
+            queue: list[ScheduledActionEnvelope] | None = store.read_raw(_PENDING)
             if not queue:
                 break
             matching = [e for e in queue if e.action.phase == phase and e.action.key in handlers]
