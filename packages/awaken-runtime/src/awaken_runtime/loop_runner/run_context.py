@@ -138,6 +138,8 @@ class LoopContext:
         self.hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
         """The active hooks per phase (phases without one are absent)."""
         self.tools: dict[str, Tool]
+        self.descriptors: list[ToolDescriptor]
+        """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
@@ -290,6 +292,11 @@ class LoopContext:
             for descriptor in frontend:
                 tools[descriptor.id] = FrontEndTool(descriptor)
         self.tools = tools
+        self.descriptors = (
+            agent.tool_descriptors()
+            if tools is agent.tools
+            else sorted((t.descriptor() for t in tools.values()), key=lambda d: d.id)
+        )
         store = self.store
         store.register_keys(agent.env.key_registrations)
         batch = MutationBatch()
@@ -315,7 +322,7 @@ class LoopContext:
                 canceller=self.canceller,
                 token=self.params.cancellation_token,
                 profile_store=self.params.profile_store,
-                descriptors=self.agent_tool_descriptors(),
+                descriptors=self.descriptors,
                 hooks=self.hooks,
                 journal=(
                     ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
@@ -345,10 +352,9 @@ class LoopContext:
         return None
 
     def agent_tool_descriptors(self) -> list[ToolDescriptor]:
-        """Descriptors offered to the model (agent tools plus frontend tools), sorted by id."""
-        if self.tools is self.agent.tools:
-            return self.agent.tool_descriptors()
-        return sorted((t.descriptor() for t in self.tools.values()), key=lambda d: d.id)
+        """Descriptors offered to the model (agent tools plus frontend tools), sorted by id
+        (computed once per activation; a fresh list each call)."""
+        return list(self.descriptors)
 
     # ------------------------------------------------------------------ step boundaries
     def run_start(self) -> RunStart:
