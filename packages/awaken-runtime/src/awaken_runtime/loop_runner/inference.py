@@ -125,16 +125,17 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     if cancelled or run.canceller.is_cancelled:
         return run.cancelled_step()
 
-    # AfterInference.
+    # AfterInference (cancellation was checked just above).
     try:
-        await run.run_phase(
-            Phase.AFTER_INFERENCE,
-            llm_response=result,
-            inference_cost=cost,
-            inference_model=upstream_model,
-            inference_provider=provider,
-            inference_duration_ms=duration_ms,
-        )
+        if run.phase_has_work(Phase.AFTER_INFERENCE):
+            await run.run_phase(
+                Phase.AFTER_INFERENCE,
+                llm_response=result,
+                inference_cost=cost,
+                inference_model=upstream_model,
+                inference_provider=provider,
+                inference_duration_ms=duration_ms,
+            )
     except StateCancelled:
         return run.cancelled_step()
     termination = run.check_termination()

@@ -106,7 +106,8 @@ async def _run_body(run: LoopContext) -> TerminationReason:
     # ``run_start`` is journaled by that checkpoint and sent once it committed.
     run_start = run.run_start()
     try:
-        await run.checkpoint(events=[run_start])
+        if run.persists:
+            await run.checkpoint(events=[run_start])
     except BaseException:
         await run.emit_run_start()  # the stream still opens with it (journaled later)
         raise
@@ -167,7 +168,8 @@ async def _execute_step(run: LoopContext) -> StepResult:
     if run.canceller.is_cancelled:
         return run.cancelled_step()
     try:
-        await run.run_phase(Phase.STEP_START)
+        if run.phase_has_work(Phase.STEP_START):  # cancellation was checked just above
+            await run.run_phase(Phase.STEP_START)
     except StateCancelled:
         return run.cancelled_step()
     termination = run.check_termination()

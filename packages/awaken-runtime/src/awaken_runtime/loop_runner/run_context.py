@@ -127,6 +127,8 @@ class LoopContext:
         """The conversation (history plus this run's messages), appended to in place."""
         self.sink: EventSink = params.sink
         """Where the run's events go (through the journal when the run records one)."""
+        self.persists = params.checkpoint_store is not None or params.scoped_state is not None
+        """Whether :meth:`checkpoint` writes anything (a checkpoint or a profile store)."""
         self.emit: Callable[[AgentEvent], Awaitable[None]] = params.sink.emit
         """Send one event to :attr:`sink` (its bound ``emit``: no wrapper per event). Events
         are built only when ``sink.wants_events``."""
@@ -208,6 +210,11 @@ class LoopContext:
         await self.phase.run_phase(
             self.env, self.phase_ctx(phase, with_token=with_token, **extra), hooks or ()
         )
+
+    def phase_has_work(self, phase: Phase) -> bool:
+        """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
+        checks the cancellation (callers skip the await when that was just checked)."""
+        return phase in self.hooks or bool(self.store.read_raw(_PENDING_ACTIONS))
 
     async def observe_phase(self, phase: Phase, **extra: Any) -> None:
         """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
@@ -383,10 +390,12 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        await self.run_phase(Phase.STEP_END, with_token=False)
-        if checkpoint:
+        if self.phase_has_work(Phase.STEP_END):
+            await self.run_phase(Phase.STEP_END, with_token=False)
+        if checkpoint and self.persists:
             await self.checkpoint()
-        await self.emit_state_snapshot()
+        if self.sink.wants_state_snapshots:
+            await self.emit(StateSnapshot(snapshot=self.persisted()))
         self.step_open = False
         if self.sink.wants_events:
             await self.emit(StepEnd())

@@ -10,7 +10,8 @@ drops every tool call and reports ``EndTurn``.
 from __future__ import annotations
 
 import msgspec
-from awaken_contract.contract.content import AnyContentBlock, TextBlock
+from awaken_contract.codec import encode_json
+from awaken_contract.contract.content import AnyContentBlock, TextBlock, ThinkingBlock
 from awaken_contract.contract.event import (
     AgentEvent,
     ReasoningDelta,
@@ -20,7 +21,7 @@ from awaken_contract.contract.event import (
     ToolCallStart,
 )
 from awaken_contract.contract.event_sink import EventSink
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor, stream_events_of
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import (
     ContentBlockStopChunk,
     LlmStreamEvent,
@@ -86,6 +87,36 @@ class StreamCollector:
             self.flush_text()
         return None
 
+    def take_result(self, result: StreamResult, *, forward: bool = True) -> list[AgentEvent]:
+        """Collect the collected result of an executor that does not stream: the same state
+        and events as :meth:`take` of every event of ``stream_events_of(result)``, without
+        building those events (``forward=False``: no events, for a sink that drops them)."""
+        events: list[AgentEvent] = []
+        for block in result.content:
+            if isinstance(block, TextBlock):
+                if block.text:
+                    self._text.append(block.text)
+                    if forward:
+                        events.append(TextDelta(delta=block.text))
+            elif forward and isinstance(block, ThinkingBlock) and block.thinking:
+                events.append(ReasoningDelta(delta=block.thinking))
+        calls = self.calls
+        for call in result.tool_calls:
+            call_id = call.id
+            arguments = encode_json(call.arguments).decode()
+            entry = calls.get(call_id)
+            if entry is None:
+                entry = calls[call_id] = (call.name, [])
+            entry[1].append(arguments)
+            if forward:
+                events.append(ToolCallStart(id=call_id, name=call.name))
+                events.append(ToolCallDelta(id=call_id, args_delta=arguments))
+        if result.usage is not None:
+            self.usage = result.usage
+        if result.stop_reason is not None:
+            self.stop_reason = result.stop_reason
+        return events
+
     async def finish(self, sink: EventSink, cancelled: bool) -> StreamResult:
         """Build the result; emits ``tool_call_ready`` for every parsed call."""
         self.flush_text()
@@ -125,15 +156,13 @@ async def consume_stream(
     executor that does not stream is called directly: the same events, no async generator)."""
     emit = sink.emit
     wanted = sink.wants_events
-    take = out.take
     if not executor.streams():
-        for event in stream_events_of(await executor.execute(request)):
-            forward = take(event)
-            if forward is not None and wanted:
-                await emit(forward)
+        for forward in out.take_result(await executor.execute(request), forward=wanted):
+            await emit(forward)
         return
     stream = executor.stream(request)
     try:
+        take = out.take
         async for event in stream:
             forward = take(event)
             if forward is not None and wanted:
