@@ -143,6 +143,8 @@ class LoopContext:
         self.descriptors: list[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
+        self.phase_ctx: Callable[..., PhaseContext]
+        """A context for a phase over the current snapshot (``ToolContext.phase_ctx``)."""
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
@@ -193,10 +195,6 @@ class LoopContext:
         return self.record.base_steps + max(self.steps - 1, 0)
 
     # ------------------------------------------------------------------ phases
-    def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
-        """A context for ``phase`` over the current snapshot."""
-        return self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
-
     async def run_phase(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> None:
         """GATHER + EXECUTE of ``phase``; skipped when it has no hooks and no queued actions.
 
@@ -315,7 +313,7 @@ class LoopContext:
         self.system_message = (
             Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
-        self.pipeline = ToolPipeline(
+        self.pipeline = pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
                 env=agent.env,
@@ -338,6 +336,7 @@ class LoopContext:
                 ),
             )
         )
+        self.phase_ctx = pipeline.ctx.phase_ctx
 
     def apply_handoff(self) -> TerminationReason | None:
         """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""

@@ -123,24 +123,19 @@ async def _run_in_turn(
 
 class _RunMutex:
     """``asyncio.Lock`` semantics (FIFO hand-over, cancellation safe), taken without an
-    await when free (:meth:`try_acquire`): the engine takes it several times per step."""
+    await when free: the engine takes it several times per step (``if lock.locked: await
+    lock.acquire() else: lock.locked = True``, then ``lock.release()``)."""
 
-    __slots__ = ("_locked", "_waiters")
+    __slots__ = ("locked", "_waiters")
 
     def __init__(self) -> None:
-        self._locked = False
+        self.locked = False
         self._waiters: deque[asyncio.Future[None]] = deque()
-
-    def try_acquire(self) -> bool:
-        """Take the lock when it is free; ``False`` when it is held."""
-        if self._locked:
-            return False
-        self._locked = True
-        return True
 
     async def acquire(self) -> None:
         """Wait for the lock (handed over in arrival order by :meth:`release`)."""
-        if self.try_acquire():
+        if not self.locked:
+            self.locked = True
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
@@ -159,7 +154,7 @@ class _RunMutex:
             if not waiter.done():
                 waiter.set_result(None)
                 return
-        self._locked = False
+        self.locked = False
 
 
 class PhaseRuntime:
@@ -194,13 +189,20 @@ class PhaseRuntime:
         if token is not None and token.is_cancelled:
             raise StateCancelled()
         lock = self._lock
-        if not lock.try_acquire():
+        if lock.locked:
             await lock.acquire()
+        else:
+            lock.locked = True
         try:
-            effects = await self._gather(env, ctx, self._hooks(env, ctx) if hooks is None else hooks)
+            if hooks is None:
+                hooks = self._hooks(env, ctx)
+            effects = await self._gather(env, ctx, hooks) if hooks else None
             if token is not None and token.is_cancelled:
                 raise StateCancelled()
-            report = await self._execute(env, ctx)
+            if self.store.read_raw(_PENDING):
+                report = await self._execute(env, ctx)
+            else:
+                report = PhaseRunReport(ctx.phase, rounds=1)  # nothing queued: one empty round
             if effects is not None:
                 report.effect_report.add(effects)
             return report
@@ -210,8 +212,10 @@ class PhaseRuntime:
     async def run_execute_loop(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
         """EXECUTE only (no hooks, no cancellation checks)."""
         lock = self._lock
-        if not lock.try_acquire():
+        if lock.locked:
             await lock.acquire()
+        else:
+            lock.locked = True
         try:
             return await self._execute(env, ctx)
         finally:
@@ -247,8 +251,10 @@ class PhaseRuntime:
     async def submit_command(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
         """Validate, enqueue actions, commit, then dispatch effects (under the lock)."""
         lock = self._lock
-        if not lock.try_acquire():
+        if lock.locked:
             await lock.acquire()
+        else:
+            lock.locked = True
         try:
             return await self._submit(env, command)
         finally:
