@@ -435,7 +435,8 @@ class ToolPipeline:
         else:
             host.messages.append(tool_message)
         had_actions = bool(command.scheduled_actions)
-        await host.phase.submit_command(env, command)
+        if host.phase.submit_now(env, command) is None:
+            await host.phase.submit_command(env, command)
         if had_actions:
             await host.phase.run_execute_loop(
                 env, ctx or host.phase_ctx(Phase.AFTER_TOOL_EXECUTE, tool_result=result)

@@ -260,6 +260,14 @@ class PhaseRuntime:
         finally:
             lock.release()
 
+    def submit_now(self, env: ExecutionEnv, command: StateCommand) -> int | None:
+        """:meth:`submit_command` without an await when nothing needs one (no effects to
+        dispatch, the engine idle): the new revision; ``None`` when the caller must await
+        :meth:`submit_command` instead."""
+        if command.effects or self._lock.locked:
+            return None
+        return self._commit(env, command)[0]
+
     def next_id(self) -> int:
         """The next action/effect id (monotonic from 1)."""
         value = self._next_id
@@ -279,6 +287,25 @@ class PhaseRuntime:
         return [h for h in hooks if h.plugin_id in active]
 
     async def _submit(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
+        revision, effects = self._commit(env, command)
+        report = EffectReport()
+        if effects:
+            await self._dispatch_effects(env, effects, report)
+        return SubmitReport(revision, report)
+
+    async def _submit_effects(
+        self, env: ExecutionEnv, command: StateCommand
+    ) -> EffectReport | None:
+        """:meth:`_submit`'s effect report only (``None``: the command had no effects)."""
+        _, effects = self._commit(env, command)
+        if not effects:
+            return None
+        report = EffectReport()
+        await self._dispatch_effects(env, effects, report)
+        return report
+
+    def _commit(self, env: ExecutionEnv, command: StateCommand) -> tuple[int, list[Any]]:
+        """Validate, enqueue the actions, commit: the revision and the effects to dispatch."""
         actions = command.scheduled_actions
         effects = command.effects
         if actions:
@@ -301,11 +328,7 @@ class PhaseRuntime:
             for _ in effects:
                 self.next_id()
             command.effects = []
-        revision = self.store.commit(patch)
-        report = EffectReport()
-        if effects:
-            await self._dispatch_effects(env, effects, report)
-        return SubmitReport(revision, report)
+        return self.store.commit(patch), effects
 
     async def _dispatch_effects(
         self, env: ExecutionEnv, effects: list[Any], report: EffectReport
@@ -344,7 +367,10 @@ class PhaseRuntime:
                 return None
             if command.patch.base_revision is None:
                 command.patch.base_revision = snap.revision
-            return (await self._submit(env, command)).effect_report
+            if not command.effects:
+                self._commit(env, command)
+                return None
+            return await self._submit_effects(env, command)
 
         report = EffectReport()
         results = await _run_in_turn(hooks, ctx)
