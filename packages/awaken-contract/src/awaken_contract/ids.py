@@ -99,7 +99,8 @@ def new_id() -> str:
     if stamp[0] != ms:  # the prefix is formatted once per millisecond
         h = f"{ms & _MS_MASK:012x}"
         stamp = _stamp = (ms, f"{h[:8]}-{h[8:]}-")
-    return stamp[1] + _random_tail()
+    tail = next(_tails, None)  # atomic: threads never share a tail
+    return stamp[1] + (tail if tail is not None else _random_tail())
 
 
 def now_ms() -> int:

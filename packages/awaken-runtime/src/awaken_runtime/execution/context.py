@@ -8,9 +8,9 @@ and tool messages to its (shared) message list.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
@@ -32,10 +32,10 @@ from awaken_runtime.state.store import StateStore
 __all__ = ["ToolContext"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     """The agent (spec, env, tools, executor) and the run (state, phases, sink, messages,
-    cancellation) as the tool pipeline sees them."""
+    cancellation) as the tool pipeline sees them (a frozen struct: built in C, once per
+    activation)."""
 
     spec: AgentSpec
     env: ExecutionEnv

@@ -36,7 +36,8 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     if status is RunStatus.DONE and not waiting_on_tasks:
         store.commit(done_batch(reason or "unknown"))
     try:
-        await run.run_phase(Phase.RUN_END, with_token=False, termination=termination)
+        if run.phase_has_work(Phase.RUN_END):
+            await run.run_phase(Phase.RUN_END, with_token=False, termination=termination)
     except Exception as exc:
         _log.warning("run_end phase of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not TerminationKind.ERROR:
@@ -47,7 +48,8 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     # transaction) and sent once it committed.
     tail = _tail(run, termination, response)
     try:
-        await run.checkpoint(termination, response, events=tail)
+        if run.persists:
+            await run.checkpoint(termination, response, events=tail)
     except LoopStorageFailed as exc:
         _log.warning("final checkpoint of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not TerminationKind.ERROR:

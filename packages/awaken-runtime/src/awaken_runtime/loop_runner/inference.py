@@ -61,9 +61,8 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     if store.read_raw(_PENDING_ACTIONS):
         await phase.run_execute_loop(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
     termination = run.check_termination()
-    snap = store.snapshot()
-    tool_filter = snap.get(ToolFilterKey)
-    step_overrides = snap.get(InferenceOverrideKey)
+    tool_filter = store.read(ToolFilterKey)
+    step_overrides = store.read(InferenceOverrideKey)
     if tool_filter is not None or step_overrides is not None:
         clear = MutationBatch()
         if tool_filter is not None:
@@ -82,7 +81,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     request = InferenceRequest(
         upstream_model=upstream_model,
         messages=_prompt_messages(run),
-        tools=filter_tools(run.agent_tool_descriptors(), tool_filter),
+        tools=filter_tools(list(run.descriptors), tool_filter),
         overrides=overrides,
         enable_prompt_cache=(
             spec.context_policy.enable_prompt_cache if spec.context_policy is not None else False

@@ -112,9 +112,11 @@ async def _run_body(run: LoopContext) -> TerminationReason:
         await run.emit_run_start()  # the stream still opens with it (journaled later)
         raise
     await run.deliver(run_start)
-    await run.pipeline.replay_resumed()
+    if run.store.read(ToolCallStatesKey) is not None:
+        await run.pipeline.replay_resumed()
     try:
-        await run.run_phase(Phase.RUN_START)
+        if run.phase_has_work(Phase.RUN_START) or run.canceller.is_cancelled:
+            await run.run_phase(Phase.RUN_START)
     except StateCancelled:
         return TerminationReason.cancelled()
     if run.pipeline.suspended_calls():

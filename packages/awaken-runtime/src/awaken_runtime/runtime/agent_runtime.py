@@ -136,9 +136,10 @@ class AgentRuntime:
                     ScopedStateEntries(self.profile_store, agent_id, user_id), state
                 )
                 await scoped.load()
-            history = self._clean_history(state, history, request)
+            if history:
+                history = self._clean_history(state, history, request)
             if not request.messages_already_persisted:
-                history.extend(_not_yet_in(history, request.messages))
+                history.extend(_not_yet_in(history, request.messages) if history else request.messages)
             identity = RunIdentity(
                 thread_id=request.thread_id,
                 run_id=run_id,
