@@ -38,7 +38,7 @@ def may_intercept(host: ToolContext) -> bool:
     or queued actions exist (else the call runs; no need to await the interception)."""
     return bool(
         host.env.tool_gate_hooks
-        or host.hooks_for(Phase.BEFORE_TOOL_EXECUTE)
+        or host.hooks.get(Phase.BEFORE_TOOL_EXECUTE)
         or host.store.read_raw(PendingScheduledActions.KEY)
     )
 

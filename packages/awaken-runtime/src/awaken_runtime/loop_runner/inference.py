@@ -149,7 +149,8 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
         request.messages, request.tools = apply_transforms(
             request.messages, request.tools, [t.transform for t in transforms]
         )
-    shape_request(run, request)
+    if run.spec.output_schema is not None:
+        shape_request(run, request)
 
 
 async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
@@ -216,6 +217,10 @@ def _account(run: LoopContext, result: StreamResult) -> None:
     usage = result.usage
     if usage is None:
         return
-    run.record.input_tokens += max(usage.prompt_tokens or 0, 0)
-    run.record.output_tokens += max(usage.completion_tokens or 0, 0)
+    record = run.record
+    prompt, completion = usage.prompt_tokens, usage.completion_tokens
+    if prompt is not None and prompt > 0:
+        record.input_tokens += prompt
+    if completion is not None and completion > 0:
+        record.output_tokens += completion
     run.usage = usage if run.usage is None else run.usage + usage

@@ -303,12 +303,16 @@ class LoopContext:
             else sorted((t.descriptor() for t in tools.values()), key=lambda d: d.id)
         )
         store = self.store
-        store.register_keys(agent.env.key_registrations)
-        batch = MutationBatch()
-        for plugin in agent.env.plugins:
-            plugin.on_activate(agent.spec, batch)
-        if not batch.is_empty:
-            store.commit(batch)
+        env = agent.env
+        if not store.shares(env.run_registrations):  # a store of new_run_state has them
+            store.register_keys(env.key_registrations)
+        activating = env.plugins_overriding("on_activate")
+        if activating:
+            batch = MutationBatch()
+            for plugin in activating:
+                plugin.on_activate(agent.spec, batch)
+            if not batch.is_empty:
+                store.commit(batch)
         prompt = agent.spec.system_prompt
         self.system_message = (
             Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
@@ -350,7 +354,7 @@ class LoopContext:
             self.store.commit(done_batch(f"blocked:{reason}"))
             return TerminationReason.blocked(reason)
         batch = MutationBatch()
-        for plugin in self.env.plugins:
+        for plugin in self.env.plugins_overriding("on_deactivate"):
             plugin.on_deactivate(batch)
         if not batch.is_empty:
             self.store.commit(batch)

@@ -117,7 +117,11 @@ class AgentRuntime:
         if plan is None:
             plan = await self._plan(request, agent_id)
         run_id, continuation = plan.run_id, plan.resumes
-        previous = await self._planned_run(plan)
+        previous = (
+            await self._planned_run(plan)
+            if store is not None or plan.resumes or plan.record is not None
+            else None  # nothing to check
+        )
         user_id = self._user_of(request, previous)
         handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
         self.active_runs.register(handle)

@@ -79,6 +79,10 @@ class StateStore:
         store._regs_shared = True
         return store
 
+    def shares(self, registrations: dict[str, KeyRegistration] | None) -> bool:
+        """Whether this store still uses ``registrations`` as given to :meth:`sharing`."""
+        return self._regs_shared and self._regs is registrations
+
     def registrations(self) -> dict[str, KeyRegistration]:
         """A copy of the registrations by key name (for :meth:`sharing`)."""
         return dict(self._regs)
