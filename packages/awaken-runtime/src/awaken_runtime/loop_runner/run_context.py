@@ -90,6 +90,41 @@ def done_batch(reason: str) -> MutationBatch:
 class LoopContext:
     """State of one loop invocation (see the module docstring)."""
 
+    __slots__ = (
+        "_attempt",
+        "_owed_skip",
+        "_persisted",
+        "agent",
+        "base_agent",
+        "canceller",
+        "continuations",
+        "descriptors",
+        "emit",
+        "env",
+        "hooks",
+        "identity",
+        "input_message_count",
+        "journal",
+        "messages",
+        "output",
+        "params",
+        "pending_decisions",
+        "persists",
+        "phase",
+        "phase_ctx",
+        "pipeline",
+        "record",
+        "resume",
+        "sink",
+        "spec",
+        "step_open",
+        "steps",
+        "store",
+        "system_message",
+        "tools",
+        "usage",
+    )
+
     def __init__(self, params: AgentLoopParams) -> None:
         self.params = params
         self.canceller = params.canceller or RunCanceller(params.cancellation_token)

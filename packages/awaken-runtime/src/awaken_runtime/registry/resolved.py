@@ -158,6 +158,7 @@ class ResolvedAgent:
             model=self.model,
         )
         clone._descriptors = self._cached_descriptors()  # same tools: still valid
+        self.active_phase_hooks()
         clone._hooks = self._hooks  # same env and spec (checked on use)
         return clone
 
@@ -210,3 +211,8 @@ class AgentResolver(abc.ABC):
     @abc.abstractmethod
     def resolve(self, agent_id: str) -> ResolvedAgent:
         """Resolve ``agent_id``; failures raise a ``ResolveError`` / ``AgentRuntimeError``."""
+
+    def resolve_for_run(self, agent_id: str) -> ResolvedAgent:
+        """The agent one run starts with; the run only reads it, so a resolver may hand every
+        run the same instance (default: :meth:`resolve`)."""
+        return self.resolve(agent_id)

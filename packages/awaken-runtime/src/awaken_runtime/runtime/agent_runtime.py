@@ -111,7 +111,7 @@ class AgentRuntime:
             await self._infer_agent_id(request.thread_id)
         )
         try:
-            agent = self.resolver.resolve(agent_id)
+            agent = self.resolver.resolve_for_run(agent_id)
         except ResolveError as exc:
             raise ResolveFailed(str(exc)) from exc
         if plan is None:
