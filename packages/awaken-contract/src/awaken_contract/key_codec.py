@@ -8,6 +8,7 @@ Profile-scoped key is.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import types
 import typing
@@ -114,10 +115,8 @@ def _is_optional(type_: Any) -> bool:
     optional = (origin is typing.Union or origin is types.UnionType) and type(
         None
     ) in typing.get_args(type_)
-    try:
+    with contextlib.suppress(TypeError):  # unhashable: not cached
         _OPTIONAL[type_] = optional
-    except TypeError:
-        pass
     return optional
 
 

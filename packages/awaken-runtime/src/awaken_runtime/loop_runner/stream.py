@@ -157,8 +157,8 @@ async def consume_stream(
     emit = sink.emit
     wanted = sink.wants_events
     if not executor.streams():
-        for forward in out.take_result(await executor.execute(request), forward=wanted):
-            await emit(forward)
+        for delta in out.take_result(await executor.execute(request), forward=wanted):
+            await emit(delta)
         return
     stream = executor.stream(request)
     try:

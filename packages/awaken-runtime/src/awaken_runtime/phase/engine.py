@@ -110,9 +110,7 @@ _PHASE_RUNTIME_KEYS = (
 )
 
 
-async def _run_in_turn(
-    hooks: Sequence[TaggedPhaseHook], ctx: PhaseContext
-) -> list[StateCommand]:
+async def _run_in_turn(hooks: Sequence[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
     """Every hook's command, each hook awaited in turn on the same frozen snapshot.
 
     Hooks only read ``ctx`` (its snapshot is immutable) and return commands, so running them one
@@ -126,7 +124,7 @@ class _RunMutex:
     await when free: the engine takes it several times per step (``if lock.locked: await
     lock.acquire() else: lock.locked = True``, then ``lock.release()``)."""
 
-    __slots__ = ("locked", "_waiters")
+    __slots__ = ("_waiters", "locked")
 
     def __init__(self) -> None:
         self.locked = False

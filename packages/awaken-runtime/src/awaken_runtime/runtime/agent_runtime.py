@@ -143,7 +143,7 @@ class AgentRuntime:
             if history:
                 history = self._clean_history(state, history, request)
             if not request.messages_already_persisted:
-                history.extend(_not_yet_in(history, request.messages) if history else request.messages)
+                history.extend(_not_yet_in(history, request.messages))
             identity = RunIdentity(
                 thread_id=request.thread_id,
                 run_id=run_id,
@@ -417,8 +417,10 @@ class AgentRuntime:
 def _not_yet_in(history: list[Message], messages: list[Message]) -> list[Message]:
     """``messages`` minus those already in ``history`` (by id): the input an earlier attempt
     of the same job wrote is not appended twice."""
+    if not history:
+        return messages
     ids = {m.id for m in messages if m.id is not None}
-    if not ids or not history:
+    if not ids:
         return messages
     present = {m.id for m in history if m.id in ids}
     return [m for m in messages if m.id is None or m.id not in present] if present else messages
