@@ -111,7 +111,8 @@ async def _run_body(run: LoopContext) -> TerminationReason:
     except BaseException:
         await run.emit_run_start()  # the stream still opens with it (journaled later)
         raise
-    await run.deliver(run_start)
+    if run.sink.wants_events:
+        await run.deliver(run_start)
     if run.store.read(ToolCallStatesKey) is not None:
         await run.pipeline.replay_resumed()
     try:

@@ -121,8 +121,8 @@ async def _run_in_turn(hooks: Sequence[TaggedPhaseHook], ctx: PhaseContext) -> l
 
 class _RunMutex:
     """``asyncio.Lock`` semantics (FIFO hand-over, cancellation safe), taken without an
-    await when free: the engine takes it several times per step (``if lock.locked: await
-    lock.acquire() else: lock.locked = True``, then ``lock.release()``)."""
+    await when free: the engine takes it several times per step (``if not
+    lock.try_acquire(): await lock.acquire()``, then ``lock.release()``)."""
 
     __slots__ = ("_waiters", "locked")
 
@@ -130,10 +130,16 @@ class _RunMutex:
         self.locked = False
         self._waiters: deque[asyncio.Future[None]] = deque()
 
+    def try_acquire(self) -> bool:
+        """Take the lock when it is free (no await); ``False`` when it is held."""
+        if self.locked:
+            return False
+        self.locked = True
+        return True
+
     async def acquire(self) -> None:
         """Wait for the lock (handed over in arrival order by :meth:`release`)."""
-        if not self.locked:
-            self.locked = True
+        if self.try_acquire():
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
@@ -187,10 +193,8 @@ class PhaseRuntime:
         if token is not None and token.is_cancelled:
             raise StateCancelled()
         lock = self._lock
-        if lock.locked:
+        if not lock.try_acquire():
             await lock.acquire()
-        else:
-            lock.locked = True
         try:
             if hooks is None:
                 hooks = self._hooks(env, ctx)
@@ -210,10 +214,8 @@ class PhaseRuntime:
     async def run_execute_loop(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
         """EXECUTE only (no hooks, no cancellation checks)."""
         lock = self._lock
-        if lock.locked:
+        if not lock.try_acquire():
             await lock.acquire()
-        else:
-            lock.locked = True
         try:
             return await self._execute(env, ctx)
         finally:
@@ -249,10 +251,8 @@ class PhaseRuntime:
     async def submit_command(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
         """Validate, enqueue actions, commit, then dispatch effects (under the lock)."""
         lock = self._lock
-        if lock.locked:
+        if not lock.try_acquire():
             await lock.acquire()
-        else:
-            lock.locked = True
         try:
             return await self._submit(env, command)
         finally:
