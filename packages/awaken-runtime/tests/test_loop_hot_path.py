@@ -10,10 +10,10 @@ from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import EventSink, VecEventSink
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.tool import ToolResult, tool
 from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_contract.state import MutationBatch, StateStoreHandle
-from awaken_contract.contract.tool import ToolResult, tool
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
 from awaken_runtime.plugins import ExecutionEnv
