@@ -3,8 +3,9 @@
 Ideal wall time is 0.1 s (two model calls per run). Each scenario (the plain-asyncio floor and
 Awaken) runs in a fresh subprocess, so its peak RSS (``VmHWM``, reset through
 ``/proc/self/clear_refs`` where the kernel allows) is its own. Prints wall time next to the
-ideal and the peak RSS increase per in-flight run; Awaken once more under the garbage-collector
-policy ``awaken serve`` applies (``awaken_server.gc_policy``). Targets: wall ≤ 1.5x ideal,
+ideal, the peak RSS increase per in-flight run and the cyclic GC's share of the CPU time
+(``gc.callbacks``); Awaken once more under the garbage-collector policy ``awaken serve`` applies
+(``awaken_server.gc_policy``, ADR 0027). Targets: wall ≤ 1.5x ideal,
 ≤ 12 KB per run.
 
     uv run python bench/s2_concurrency.py [--runs 1000]
@@ -47,17 +48,37 @@ def reset_peak_rss() -> None:
         pass
 
 
+class _GcClock:
+    """CPU time spent in cyclic-GC collections (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.ns = 0
+        self._started = 0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.thread_time_ns()
+        else:
+            self.ns += time.thread_time_ns() - self._started
+
+
 async def burst(run: Callable[[], Awaitable[str]], runs: int) -> dict[str, float]:
-    """Wall seconds and peak RSS increase (KB) of ``runs`` concurrent runs."""
+    """Wall seconds, peak RSS increase (KB) and the GC's share of CPU of ``runs`` concurrent
+    runs."""
     await run()  # imports and caches warmed outside the measurement
     gc.collect()
     reset_peak_rss()
     before = _status_kb("VmHWM")
+    clock = _GcClock()
+    gc.callbacks.append(clock)
+    cpu = time.process_time_ns()
     start = time.perf_counter()
     results = await asyncio.gather(*(run() for _ in range(runs)))
     wall = time.perf_counter() - start
+    cpu = time.process_time_ns() - cpu
+    gc.callbacks.remove(clock)
     assert all(r == ANSWER for r in results)
-    return {"wall": wall, "rss_kb": _status_kb("VmHWM") - before}
+    return {"wall": wall, "rss_kb": _status_kb("VmHWM") - before, "gc_share": clock.ns / cpu}
 
 
 def child(scenario: str, runs: int) -> None:
@@ -92,7 +113,7 @@ def main(runs: int) -> None:
         print(
             f"  {name:17s}: wall {r['wall']:6.3f} s = {r['wall'] / IDEAL:4.2f}x ideal "
             f"({IDEAL:.1f} s)   peak RSS +{r['rss_kb'] / 1024:6.1f} MB = "
-            f"{r['rss_kb'] / runs:5.1f} KB per in-flight run"
+            f"{r['rss_kb'] / runs:5.1f} KB per in-flight run   GC {r['gc_share']:4.0%} of CPU"
         )
     print("  targets: awaken wall <= 1.5x ideal, <= 12 KB RSS per in-flight run")
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
+from awaken_contract.contract.journal import JournalKind, ToolStartedRecord
 from awaken_contract.contract.lifecycle import RunStatus
-from awaken_contract.contract.message import Message
+from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.storage import (
     ConfigChangeEvent,
     ConfigChangeKind,
@@ -15,7 +17,7 @@ from awaken_contract.contract.storage import (
     RunRecord,
 )
 from awaken_contract.errors import SerializationError
-from awaken_contract.testing import Unencodable, make_job
+from awaken_contract.testing import Unencodable, make_job, make_run, sample_records
 from awaken_stores import InMemoryMailboxStore, InMemoryStore
 
 
@@ -29,6 +31,85 @@ async def test_returned_values_are_copies() -> None:
     loaded.append(Message.user("b"))
     again = await store.load_messages("t")
     assert again is not None and len(again) == 1
+
+
+async def test_runs_are_copied_in_and_out() -> None:
+    store = InMemoryStore()
+    run = make_run("r-1", final_output="first", error_payload={"k": [1]})
+    await store.create_run(run)
+    run.error_payload["k"].append(2)
+    run.final_output = "changed by the caller"
+    loaded = await store.load_run("r-1")
+    assert loaded is not None and loaded.final_output == "first"
+    assert loaded.error_payload == {"k": [1]}
+    loaded.error_payload["k"].clear()
+    latest = await store.latest_run("t-1")
+    assert latest is not None and latest.error_payload == {"k": [1]}
+    await store.checkpoint("t-1", [], make_run("r-1", final_output="second"))
+    page = await store.list_runs(RunQuery())
+    page.items[0].final_output = "edited"
+    again = await store.load_run("r-1")
+    assert again is not None and again.final_output == "second"
+
+
+async def test_journal_records_are_copied_in_and_out() -> None:
+    store = InMemoryStore()
+    call = ToolStartedRecord("c1", "get_weather", {"city": "Oslo"})
+    entries = await store.append("r-1", [call])
+    assert entries[0].record is call  # the caller's own record, handed back numbered
+    call.arguments["city"] = "changed after the append"
+    read = await store.read("r-1")
+    assert isinstance(read[0].record, ToolStartedRecord)
+    assert read[0].record.arguments == {"city": "Oslo"}
+    read[0].record.arguments["city"] = "changed after the read"
+    again = await store.read("r-1")
+    assert isinstance(again[0].record, ToolStartedRecord)
+    assert again[0].record.arguments == {"city": "Oslo"}
+
+
+async def test_checkpointed_messages_are_copies() -> None:
+    store = InMemoryStore()
+    messages = [Message.user("a")]
+    await store.checkpoint("t-1", messages, make_run("r-1"))
+    messages[0].content.clear()
+    loaded = await store.load_messages("t-1")
+    assert loaded is not None and loaded[0].text() == "a"
+
+
+async def test_reads_across_append_batches_select_like_one_list() -> None:
+    store = InMemoryStore()
+    records = sample_records(0) + sample_records(1)  # 10 records in batches of 3, 1, 4, 2
+    for size in (3, 1, 4, 2):
+        await store.append("r-1", records[:size])
+        records = records[size:]
+    everything = await store.read("r-1")
+    assert [e.seq for e in everything] == list(range(1, 11))
+    choices = (None, [JournalKind.EVENT], [JournalKind.TOOL_STARTED, JournalKind.INFERENCE])
+    for after, limit, kinds in itertools.product(range(-1, 12), (None, 0, 1, 3), choices):
+        expected = [e for e in everything if e.seq > after and (kinds is None or e.kind in kinds)]
+        expected = expected if limit is None else expected[:limit]
+        found = await store.read("r-1", after_seq=after, kinds=kinds, limit=limit)
+        assert found == expected, (after, limit, kinds)
+    assert await store.last_seq("r-1") == 10
+
+
+async def test_unstorable_runs_records_and_messages_raise_and_change_nothing() -> None:
+    store = InMemoryStore()
+    with pytest.raises(SerializationError):
+        await store.create_run(make_run("r-1", error_payload=Unencodable()))
+    assert await store.load_run("r-1") is None
+    await store.append("r-1", sample_records())
+    with pytest.raises(SerializationError):
+        await store.append("r-1", [ToolStartedRecord("c9", "x", Unencodable())])
+    assert await store.last_seq("r-1") == 5
+    bad = Message.assistant_with_tool_calls("", [ToolCall("c1", "x", Unencodable())])
+    with pytest.raises(SerializationError):
+        await store.save_messages("t-1", [bad])
+    assert await store.load_messages("t-1") is None
+    with pytest.raises(SerializationError):
+        await store.checkpoint("t-1", [bad], make_run("r-2"))
+    assert await store.load_messages("t-1") is None
+    assert await store.load_thread("t-1") is None and await store.load_run("r-2") is None
 
 
 async def test_unstorable_values_are_rejected_like_durable_stores() -> None:

@@ -1,4 +1,10 @@
-"""JSON encoding for stores: failures become ``SerializationError``."""
+"""JSON encoding for stores: failures become ``SerializationError``.
+
+Decoders are built once per target type and reused: ``msgspec.json.decode(data, type=…)``
+rebuilds its type plan on every call for anything but a plain Struct (``list[Message]``, the
+journal record union), which costs more than decoding a small value. msgspec decoders are
+thread-safe, so the file and SQLite worker threads share them.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ from awaken_contract.codec import encode_json
 from awaken_contract.errors import SerializationError
 
 T = TypeVar("T")
+
+_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 
 def encode(value: Any) -> bytes:
@@ -24,10 +32,18 @@ def encode_str(value: Any) -> str:
     return encode(value).decode()
 
 
+def decoder(type_: Any) -> msgspec.json.Decoder[Any]:
+    """The shared decoder of ``type_`` (built on first use)."""
+    found = _decoders.get(type_)
+    if found is None:
+        found = _decoders[type_] = msgspec.json.Decoder(type_)
+    return found
+
+
 def decode(data: bytes | str, type_: type[T] | Any) -> T:
     """Decode JSON into ``type_``."""
     try:
-        result: T = msgspec.json.decode(data, type=type_)
+        result: T = decoder(type_).decode(data)
     except (msgspec.DecodeError, ValueError) as exc:
         raise SerializationError(str(exc)) from exc
     return result

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
+from collections.abc import Callable
 
 import msgspec
 from awaken_contract.contract.message import Message
@@ -25,7 +26,7 @@ from awaken_contract.ids import new_id
 __all__ = ["KnownLogs", "LogWrite", "MessageHead"]
 
 
-class MessageHead(msgspec.Struct, frozen=True):
+class MessageHead(msgspec.Struct, frozen=True, gc=False):
     """The stored message count and the token of the write that stored it."""
 
     count: int
@@ -50,7 +51,7 @@ class MessageHead(msgspec.Struct, frozen=True):
         return cls(int(count), token)
 
 
-class LogWrite(msgspec.Struct, frozen=True):
+class LogWrite(msgspec.Struct, frozen=True, gc=False):
     """What a checkpoint writes: ``messages[start:]`` at positions ``start + 1 …``, rows past
     ``head.count`` removed, ``head`` stored (unless ``head_changed`` is false)."""
 
@@ -92,9 +93,16 @@ class _Thread(msgspec.Struct):
 class KnownLogs:
     """Per store object: the message objects of recently written or loaded threads."""
 
-    def __init__(self, size: int = 256) -> None:
+    def __init__(self, size: int = 256, new_token: Callable[[], str] = new_id) -> None:
+        """``new_token`` makes the token of each written head: unique among every writer of
+        the same data (a UUID by default; a store only its own object writes to may count)."""
         self._threads: OrderedDict[str, _Thread] = OrderedDict()
         self._size = size
+        self._new_token = new_token
+
+    def new_head(self, count: int) -> MessageHead:
+        """The head of a write storing ``count`` messages (a fresh token)."""
+        return MessageHead(count, self._new_token())
 
     def plan(self, thread_id: str, stored: MessageHead | None, messages: list[Message]) -> LogWrite:
         """The write storing ``messages`` over a log whose current head is ``stored``."""
@@ -104,7 +112,7 @@ class KnownLogs:
             start = max((k.common_prefix(messages) for k in known.candidates(stored)), default=0)
             if start == len(messages) == stored.count:
                 return LogWrite(start, stored, head_changed=False)
-        return LogWrite(start, MessageHead.new(len(messages)), head_changed=True)
+        return LogWrite(start, self.new_head(len(messages)), head_changed=True)
 
     def expected(self, thread_id: str) -> MessageHead | None:
         """The head this store object last wrote or read for the thread (``None`` if unknown)."""

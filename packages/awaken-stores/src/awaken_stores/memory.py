@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -45,9 +46,17 @@ from awaken_contract.errors import AlreadyExists
 from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
-from awaken_stores._codec import clone
-from awaken_stores._journal_local import LocalJournalHub, entries_after, select_entries
+from awaken_stores._codec import clone, encode
+from awaken_stores._journal_local import LocalJournalHub, entries_after
 from awaken_stores._mailbox_queries import LocalMailboxQueries
+from awaken_stores._memory_rows import (
+    EntryBatch,
+    RunRow,
+    RunTable,
+    decode_messages,
+    journal_length,
+    read_batches,
+)
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
@@ -59,57 +68,13 @@ __all__ = ["InMemoryConfigStore", "InMemoryMailboxStore", "InMemoryProfileStore"
 
 def _copy(value: T) -> T:
     """A JSON round-trip copy: callers never share state with the store, and only values a
-    durable store could persist are accepted (others raise ``SerializationError``)."""
+    durable store could persist are accepted (others raise ``SerializationError``). Runs,
+    journal entries and messages are kept encoded instead (``_memory_rows``)."""
     return clone(value, type(value) if isinstance(value, msgspec.Struct) else Any)
 
 
 def _copy_opt(value: T | None) -> T | None:
     return None if value is None else _copy(value)
-
-
-def _copy_messages(messages: list[Message]) -> list[Message]:
-    return clone(list(messages), list[Message])
-
-
-def _copy_records(records: Sequence[JournalRecord]) -> list[JournalRecord]:
-    return clone(list(records), list[JournalRecord])
-
-
-class _RunTable(dict[str, RunRecord]):
-    """Runs by id that also index their ids per thread, so ``latest_run`` looks at one thread's
-    runs instead of every stored run (writes go through ``[]=``, ``del`` and ``pop``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.by_thread: dict[str, dict[str, None]] = {}
-
-    def __setitem__(self, run_id: str, record: RunRecord) -> None:
-        old = self.get(run_id)
-        if old is not None and old.thread_id != record.thread_id:
-            self._unindex(old)
-        super().__setitem__(run_id, record)
-        self.by_thread.setdefault(record.thread_id, {})[run_id] = None
-
-    def __delitem__(self, run_id: str) -> None:
-        self._unindex(self[run_id])
-        super().__delitem__(run_id)
-
-    def pop(self, run_id: str, *default: Any) -> Any:
-        record = self.get(run_id)
-        if record is not None:
-            self._unindex(record)
-        return super().pop(run_id, *default)
-
-    def _unindex(self, record: RunRecord) -> None:
-        ids = self.by_thread.get(record.thread_id)
-        if ids is not None:
-            ids.pop(record.run_id, None)
-            if not ids:
-                del self.by_thread[record.thread_id]
-
-    def of_thread(self, thread_id: str) -> list[RunRecord]:
-        """The runs of ``thread_id``."""
-        return [self[run_id] for run_id in self.by_thread.get(thread_id, ())]
 
 
 class InMemoryStore(JournaledThreadRunStore):
@@ -118,11 +83,12 @@ class InMemoryStore(JournaledThreadRunStore):
 
     def __init__(self) -> None:
         self._threads: dict[str, Thread] = {}
-        self._messages: dict[str, list[Message]] = {}
+        self._messages: dict[str, list[bytes]] = {}
         self._heads: dict[str, MessageHead] = {}
-        self._known = KnownLogs()
-        self._runs = _RunTable()
-        self._journals: dict[str, list[JournalEntry]] = {}
+        tokens = itertools.count(1)
+        self._known = KnownLogs(new_token=lambda: str(next(tokens)))  # heads only it writes
+        self._runs = RunTable()
+        self._journals: dict[str, list[EntryBatch]] = {}
         self._hub = LocalJournalHub()
         self._lock = asyncio.Lock()
         self.profiles = InMemoryProfileStore()
@@ -151,19 +117,19 @@ class InMemoryStore(JournaledThreadRunStore):
         self._known.forget(thread_id)
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        messages = self._messages.get(thread_id)
-        if messages is None:
+        rows = self._messages.get(thread_id)
+        if rows is None:
             return None
-        copied = _copy_messages(messages)
-        self._known.remember_loaded(thread_id, copied, self._heads[thread_id])
-        return copied
+        loaded = decode_messages(rows)
+        self._known.remember_loaded(thread_id, loaded, self._heads[thread_id])
+        return loaded
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
         async with self._lock:
-            copied = _copy_messages(messages)
+            rows = [encode(m) for m in messages]
             self._drop_messages(thread_id)
-            head = MessageHead.new(len(messages))
-            self._messages[thread_id] = copied
+            head = self._known.new_head(len(messages))
+            self._messages[thread_id] = rows
             self._heads[thread_id] = head
             self._known.remember(thread_id, messages, head)
 
@@ -182,20 +148,19 @@ class InMemoryStore(JournaledThreadRunStore):
         async with self._lock:
             if record.run_id in self._runs:
                 raise AlreadyExists(record.run_id)
-            self._runs[record.run_id] = _copy(record)
+            self._runs[record.run_id] = RunRow.of(record)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
-        return _copy_opt(self._runs.get(run_id))
+        row = self._runs.get(run_id)
+        return None if row is None else row.load()
 
     async def latest_run(self, thread_id: str) -> RunRecord | None:
-        runs = self._runs.of_thread(thread_id)
-        return _copy(max(runs, key=lambda r: r.updated_at)) if runs else None
+        row = self._runs.latest(thread_id)
+        return None if row is None else row.load()
 
     async def list_runs(self, query: RunQuery) -> RunPage:
-        found = query.page(self._runs.values())
-        return RunPage(
-            items=[_copy(r) for r in found.items], total=found.total, has_more=found.has_more
-        )
+        rows, total, has_more = query.select(self._runs.values())
+        return RunPage(items=[r.load() for r in rows], total=total, has_more=has_more)
 
     # ------------------------------------------------------------------ checkpoint
     async def checkpoint_step(
@@ -212,30 +177,31 @@ class InMemoryStore(JournaledThreadRunStore):
         async with self._lock:
             thread = checkpoint_thread(self._threads.get(thread_id), thread_id, run)
             plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
-            copied = _copy_messages(messages[plan.start :])
-            new_run = _copy(run)
-            entries = self._stage_entries(run.run_id, records, expected_last_seq)
+            rows = [encode(m) for m in messages[plan.start :]]
+            run_row = RunRow.of(run)
+            entries, batch = self._stage_entries(run.run_id, records, expected_last_seq)
             self._threads[thread_id] = thread
             stored = self._messages.setdefault(thread_id, [])
-            stored[plan.start :] = copied
+            stored[plan.start :] = rows
             self._heads[thread_id] = plan.head
-            self._runs[run.run_id] = new_run
-            self._commit_entries(run.run_id, entries)
+            self._runs[run.run_id] = run_row
+            self._commit_entries(run.run_id, batch)
             self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
         return entries
 
     # ------------------------------------------------------------------ journal
     def _stage_entries(
         self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
-    ) -> list[JournalEntry]:
-        last = len(self._journals.get(run_id, ()))
-        return entries_after(
-            run_id, _copy_records(records), last, expected_last_seq=expected_last_seq
-        )
+    ) -> tuple[list[JournalEntry], EntryBatch | None]:
+        """The entries appending ``records`` (returned to the caller: they hold its records)
+        and their encoded batch (what is stored)."""
+        last = journal_length(self._journals.get(run_id, ()))
+        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
+        return entries, EntryBatch.of(entries) if entries else None
 
-    def _commit_entries(self, run_id: str, entries: list[JournalEntry]) -> None:
-        if entries:
-            self._journals.setdefault(run_id, []).extend(entries)
+    def _commit_entries(self, run_id: str, batch: EntryBatch | None) -> None:
+        if batch is not None:
+            self._journals.setdefault(run_id, []).append(batch)
             self._hub.notify(run_id)
 
     async def append(
@@ -246,8 +212,8 @@ class InMemoryStore(JournaledThreadRunStore):
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
         async with self._lock:
-            entries = self._stage_entries(run_id, records, expected_last_seq)
-            self._commit_entries(run_id, entries)
+            entries, batch = self._stage_entries(run_id, records, expected_last_seq)
+            self._commit_entries(run_id, batch)
         return entries
 
     async def read(
@@ -258,11 +224,10 @@ class InMemoryStore(JournaledThreadRunStore):
         kinds: Collection[JournalKind] | None = None,
         limit: int | None = None,
     ) -> list[JournalEntry]:
-        found = select_entries(self._journals.get(run_id, []), after_seq, kinds, limit)
-        return clone(found, list[JournalEntry])
+        return read_batches(self._journals.get(run_id, ()), after_seq, kinds, limit)
 
     async def last_seq(self, run_id: str) -> int:
-        return len(self._journals.get(run_id, ()))
+        return journal_length(self._journals.get(run_id, ()))
 
     def subscribe(self, run_id: str) -> JournalSubscription:
         return self._hub.subscribe(run_id)
@@ -278,7 +243,8 @@ class InMemoryStore(JournaledThreadRunStore):
             for run_id in select_prunable(summaries, policy, now):
                 del self._runs[run_id]
                 report.runs_deleted += 1
-                report.journal_entries_deleted += len(self._journals.pop(run_id, ()))
+                batches = self._journals.pop(run_id, ())
+                report.journal_entries_deleted += journal_length(batches)
         return report
 
 

@@ -4,7 +4,7 @@ run queries and pages (what ``RunStore`` persists). Timestamps are unix **second
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -20,6 +20,7 @@ from awaken_contract.state import PersistedState
 __all__ = [
     "MAX_RUN_PAGE_LIMIT",
     "RunDecision",
+    "RunKeys",
     "RunMessageInput",
     "RunMessageOutput",
     "RunOutcome",
@@ -187,6 +188,22 @@ class RunRecord(msgspec.Struct, omit_defaults=True, kw_only=True):
         return set() if self.waiting is None else self.waiting.decision_targets()
 
 
+class RunKeys(Protocol):
+    """What a run query filters and sorts on (a ``RunRecord``, or a store row keeping them)."""
+
+    @property
+    def thread_id(self) -> str: ...
+
+    @property
+    def status(self) -> RunStatus: ...
+
+    @property
+    def created_at(self) -> int: ...
+
+
+K = TypeVar("K", bound=RunKeys)
+
+
 class RunQuery(msgspec.Struct, omit_defaults=True, gc=False):
     """Filter and page of ``list_runs``."""
 
@@ -195,7 +212,7 @@ class RunQuery(msgspec.Struct, omit_defaults=True, gc=False):
     thread_id: str | None = None
     status: RunStatus | None = None
 
-    def matches(self, run: RunRecord) -> bool:
+    def matches(self, run: RunKeys) -> bool:
         """True when ``run`` passes the thread and status filters."""
         if self.thread_id is not None and run.thread_id != self.thread_id:
             return False
@@ -207,11 +224,17 @@ class RunQuery(msgspec.Struct, omit_defaults=True, gc=False):
 
     def page(self, runs: Iterable[RunRecord]) -> RunPage:
         """Filter, sort by created_at ascending and page ``runs`` (for stores that scan)."""
+        items, total, has_more = self.select(runs)
+        return RunPage(items=items, total=total, has_more=has_more)
+
+    def select(self, runs: Iterable[K]) -> tuple[list[K], int, bool]:
+        """:meth:`page` over anything with the run keys (a store's own rows): the page's items,
+        the matching total and whether more follow."""
         matching = sorted((r for r in runs if self.matches(r)), key=lambda r: r.created_at)
         total = len(matching)
         start = min(max(self.offset, 0), total)
         items = matching[start : start + self.effective_limit()]
-        return RunPage(items=items, total=total, has_more=start + len(items) < total)
+        return items, total, start + len(items) < total
 
 
 class RunPage(msgspec.Struct):

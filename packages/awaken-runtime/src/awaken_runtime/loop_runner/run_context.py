@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -69,6 +70,20 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 
 
+def _step_index_of(run: LoopContext) -> Callable[[], int]:
+    """``run.step_index`` read through a weak reference: the tool pipeline ``run`` holds keeps
+    this, and a strong one would make each run's object graph a reference cycle that only the
+    cyclic GC frees."""
+    ref = weakref.ref(run)
+
+    def step_index() -> int:
+        alive = ref()
+        assert alive is not None, "the run's tool pipeline outlived its run"
+        return alive.step_index
+
+    return step_index
+
+
 class StepOutcome(enum.Enum):
     """How a step ended."""
 
@@ -91,6 +106,7 @@ class LoopContext:
     """State of one loop invocation (see the module docstring)."""
 
     __slots__ = (
+        "__weakref__",  # the tool journal reads the step index through a weak reference
         "_attempt",
         "_owed_skip",
         "_persisted",
@@ -369,7 +385,7 @@ class LoopContext:
                 descriptors=self.descriptors,
                 hooks=self.hooks,
                 journal=(
-                    ToolJournal(self.journal, self.resume, lambda: self.step_index, store)
+                    ToolJournal(self.journal, self.resume, _step_index_of(self), store)
                     if self.journal is not None or self.resume is not None
                     else None
                 ),

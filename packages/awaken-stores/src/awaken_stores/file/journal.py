@@ -68,7 +68,10 @@ class FileJournal(_FileBacked):
             data = self._journal_path(run_id).read_bytes()
         except FileNotFoundError:
             return []
-        return [decode(line, JournalEntry) for line in data.splitlines() if line]
+        entries: list[JournalEntry] = decode(
+            b"[" + b",".join(line for line in data.splitlines() if line) + b"]", list[JournalEntry]
+        )
+        return entries
 
     async def read(
         self,
