@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -70,18 +69,20 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 
 
-def _step_index_of(run: LoopContext) -> Callable[[], int]:
-    """``run.step_index`` read through a weak reference: the tool pipeline ``run`` holds keeps
-    this, and a strong one would make each run's object graph a reference cycle that only the
-    cyclic GC frees."""
-    ref = weakref.ref(run)
+class _StepClock:
+    """The run's step counter, shared with its tool journal: the journal reads the step index
+    from here, never from the run (that would make each run's object graph a reference cycle
+    only the cyclic GC frees)."""
 
-    def step_index() -> int:
-        alive = ref()
-        assert alive is not None, "the run's tool pipeline outlived its run"
-        return alive.step_index
+    __slots__ = ("base", "steps")
 
-    return step_index
+    def __init__(self, base: int) -> None:
+        self.base = base
+        self.steps = 0
+
+    def index(self) -> int:
+        """The 0-based index of the current step across the run's attempts."""
+        return self.base + max(self.steps - 1, 0)
 
 
 class StepOutcome(enum.Enum):
@@ -106,13 +107,13 @@ class LoopContext:
     """State of one loop invocation (see the module docstring)."""
 
     __slots__ = (
-        "__weakref__",  # the tool journal reads the step index through a weak reference
         "_attempt",
         "_owed_skip",
         "_persisted",
         "agent",
         "base_agent",
         "canceller",
+        "clock",
         "continuations",
         "descriptors",
         "emit",
@@ -134,7 +135,6 @@ class LoopContext:
         "sink",
         "spec",
         "step_open",
-        "steps",
         "store",
         "system_message",
         "tools",
@@ -149,7 +149,6 @@ class LoopContext:
             if params.input_message_count is not None
             else len(params.messages)
         )
-        self.steps = 0
         self.continuations = 0
         self.usage: TokenUsage | None = None
         self.step_open = False
@@ -165,6 +164,7 @@ class LoopContext:
                 else 0
             ),
         )
+        self.clock = _StepClock(self.record.base_steps)
         self.pending_decisions: DecisionBatch = []
         self.output = OutputState()
         # The run's fixed parts, read as plain attributes on the hot path.
@@ -241,9 +241,18 @@ class LoopContext:
             _log.warning("journal flush of %s failed: %s", self.identity.run_id, exc)
 
     @property
+    def steps(self) -> int:
+        """Steps taken by this attempt."""
+        return self.clock.steps
+
+    @steps.setter
+    def steps(self, value: int) -> None:
+        self.clock.steps = value
+
+    @property
     def step_index(self) -> int:
         """The 0-based index of the current step across the run's attempts."""
-        return self.record.base_steps + max(self.steps - 1, 0)
+        return self.clock.index()
 
     # ------------------------------------------------------------------ phases
     async def run_phase(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> None:
@@ -385,7 +394,7 @@ class LoopContext:
                 descriptors=self.descriptors,
                 hooks=self.hooks,
                 journal=(
-                    ToolJournal(self.journal, self.resume, _step_index_of(self), store)
+                    ToolJournal(self.journal, self.resume, self.clock.index, store)
                     if self.journal is not None or self.resume is not None
                     else None
                 ),

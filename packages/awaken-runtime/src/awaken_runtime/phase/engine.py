@@ -128,7 +128,7 @@ class _RunMutex:
 
     def __init__(self) -> None:
         self.locked = False
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[None]] | None = None  # made when contended
 
     def try_acquire(self) -> bool:
         """Take the lock when it is free (no await); ``False`` when it is held."""
@@ -142,6 +142,8 @@ class _RunMutex:
         if self.try_acquire():
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = deque()
         self._waiters.append(waiter)
         try:
             await waiter
@@ -153,7 +155,7 @@ class _RunMutex:
     def release(self) -> None:
         """Hand the lock to the first live waiter, else free it."""
         waiters = self._waiters
-        while waiters:
+        while waiters:  # None or empty: nobody waits
             waiter = waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
