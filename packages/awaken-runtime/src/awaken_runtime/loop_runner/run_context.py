@@ -8,7 +8,6 @@ the step-boundary helpers (phase contexts, checkpoint, ``complete_step``).
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
@@ -47,6 +46,7 @@ from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_rec
 from awaken_runtime.loop_runner.history import last_assistant_text
 from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_inputs
 from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
+from awaken_runtime.loop_runner.steps import StepClock, StepOutcome, StepResult, done_batch
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
@@ -67,40 +67,6 @@ __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
-
-
-class _StepClock:
-    """The run's step counter, shared with its tool journal: the journal reads the step index
-    from here, never from the run (that would make each run's object graph a reference cycle
-    only the cyclic GC frees)."""
-
-    __slots__ = ("base", "steps")
-
-    def __init__(self, base: int) -> None:
-        self.base = base
-        self.steps = 0
-
-    def index(self) -> int:
-        """The 0-based index of the current step across the run's attempts."""
-        return self.base + max(self.steps - 1, 0)
-
-
-class StepOutcome(enum.Enum):
-    """How a step ended."""
-
-    NATURAL_END = "natural_end"
-    CONTINUE = "continue"
-    TERMINATED = "terminated"
-    SUSPENDED = "suspended"
-
-
-#: A step's outcome and, when it terminated the run, why.
-StepResult = tuple[StepOutcome, TerminationReason | None]
-
-
-def done_batch(reason: str) -> MutationBatch:
-    """Mark the run lifecycle done with ``reason``."""
-    return MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.done(reason))
 
 
 class LoopContext:
@@ -164,7 +130,7 @@ class LoopContext:
                 else 0
             ),
         )
-        self.clock = _StepClock(self.record.base_steps)
+        self.clock = StepClock(self.record.base_steps)
         self.pending_decisions: DecisionBatch = []
         self.output = OutputState()
         # The run's fixed parts, read as plain attributes on the hot path.
