@@ -24,6 +24,7 @@ from awaken_server.auth import BearerAuth
 from awaken_server.config_sync import ConfigSync
 from awaken_server.errors import ApiError, error_response
 from awaken_server.limits import GuardSettings, RequestGuard, route_matcher
+from awaken_server.route_table import RouteTable
 from awaken_server.routes import native_routes
 from awaken_server.security.admin import AdminGate
 from awaken_server.state import AppState, MailboxLifecycle, ServerConfig, ShutdownConfig, state_of
@@ -63,6 +64,7 @@ def create_app(
     ``request.app.state.awaken``.
     """
     routes: list[BaseRoute] = [*native_routes(), *extra_routes]
+    table = RouteTable(routes)  # matched once per request, by the guard (see route_table)
     config = state.config
 
     @contextlib.asynccontextmanager
@@ -107,12 +109,12 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         ),
         Middleware(
-            RequestGuard, settings=guard, metrics=state.metrics, route_of=route_matcher(routes)
+            RequestGuard, settings=guard, metrics=state.metrics, route_of=route_matcher(table)
         ),
         *middleware,
     ]
     app = Starlette(
-        routes=routes,
+        routes=[table],
         middleware=all_middleware,
         lifespan=lifespan,
         exception_handlers={ApiError: _api_error_handler, Exception: _unexpected_error_handler},

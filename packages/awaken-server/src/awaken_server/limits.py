@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.convertors import PathConvertor
-from starlette.routing import BaseRoute, Match
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from awaken_server.auth import BearerAuth
@@ -34,6 +34,7 @@ from awaken_server.errors import (
     ServiceUnavailable,
 )
 from awaken_server.metrics import ServerMetrics
+from awaken_server.route_table import RouteTable
 from awaken_server.security.admin import AdminGate, header_of
 from awaken_server.security.hosts import HostPolicy, scope_port
 from awaken_server.security.principal import remember_user
@@ -65,22 +66,16 @@ class RouteMatch:
 UNMATCHED = RouteMatch("unmatched", None, {})
 
 
-def route_matcher(routes: list[BaseRoute]) -> Callable[[Scope], RouteMatch]:
-    """A function finding the route (first full match) of a request scope."""
+def route_matcher(table: RouteTable) -> Callable[[Scope], RouteMatch]:
+    """A function finding the route (first full match, else first partial) of a request."""
 
     def match(scope: Scope) -> RouteMatch:
-        partial: RouteMatch | None = None
-        for route in routes:
-            found, child = route.matches(scope)
-            if found is Match.NONE:
-                continue
-            current = RouteMatch(
-                getattr(route, "path", "unmatched"), route, dict(child.get("path_params", {}))
-            )
-            if found is Match.FULL:
-                return current
-            partial = partial or current
-        return partial or UNMATCHED
+        _, route, child = table.match(scope)
+        if route is None:
+            return UNMATCHED
+        return RouteMatch(
+            getattr(route, "path", "unmatched"), route, dict(child.get("path_params", {}))
+        )
 
     return match
 

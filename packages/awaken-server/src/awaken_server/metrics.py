@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_ext_observability.conventions import DURATION_BUCKETS
@@ -13,9 +15,31 @@ from prometheus_client import (
     generate_latest,
 )
 
-__all__ = ["METRICS_CONTENT_TYPE", "ServerMetrics"]
+__all__ = ["METRICS_CONTENT_TYPE", "Labelled", "ServerMetrics"]
 
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+M = TypeVar("M", Counter, Histogram)
+
+
+class Labelled(Generic[M]):
+    """A labelled metric whose children are remembered by label values: ``labels(...)`` is
+    then one dict look-up instead of prometheus_client's validation and lock (called several
+    times per run). Bounded as the metric is: every label of the server's metrics has a
+    bounded set of values."""
+
+    __slots__ = ("_children", "metric")
+
+    def __init__(self, metric: M) -> None:
+        self.metric: M = metric
+        self._children: dict[tuple[str, ...], M] = {}
+
+    def labels(self, *values: str) -> M:
+        """The child of ``values`` (as ``metric.labels(*values)``)."""
+        child = self._children.get(values)
+        if child is None:
+            child = self._children[values] = self.metric.labels(*values)
+        return child
 
 
 class ServerMetrics:
@@ -24,17 +48,21 @@ class ServerMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.http_requests = Counter(
-            "awaken_http_requests_total",
-            "HTTP requests by method, route template and status",
-            ["method", "route", "status"],
-            registry=r,
+        self.http_requests = Labelled(
+            Counter(
+                "awaken_http_requests_total",
+                "HTTP requests by method, route template and status",
+                ["method", "route", "status"],
+                registry=r,
+            )
         )
-        self.http_duration = Histogram(
-            "awaken_http_request_duration_seconds",
-            "HTTP request duration (until the response started)",
-            ["method", "route", "status"],
-            registry=r,
+        self.http_duration = Labelled(
+            Histogram(
+                "awaken_http_request_duration_seconds",
+                "HTTP request duration (until the response started)",
+                ["method", "route", "status"],
+                registry=r,
+            )
         )
         self.http_in_flight = Gauge(
             "awaken_http_requests_in_flight", "HTTP requests being served", registry=r
@@ -44,58 +72,74 @@ class ServerMetrics:
         self.runs_started = Counter(
             "awaken_runs_started_total", "Runs started by this process", registry=r
         )
-        self.runs_finished = Counter(
-            "awaken_runs_total",
-            "Runs finished by termination kind",
-            ["outcome"],
-            registry=r,
+        self.runs_finished = Labelled(
+            Counter(
+                "awaken_runs_total",
+                "Runs finished by termination kind",
+                ["outcome"],
+                registry=r,
+            )
         )
         self.run_duration = Histogram(
             "awaken_run_duration_seconds", "Wall time of a mailbox job's run", registry=r
         )
         # GenAI families, fed by the observability plugin (awaken_server.telemetry).
-        self.inference_requests = Counter(
-            "awaken_inference_requests_total",
-            "Completed inferences by agent, model and outcome (ok/error)",
-            ["agent", "model", "outcome"],
-            registry=r,
+        self.inference_requests = Labelled(
+            Counter(
+                "awaken_inference_requests_total",
+                "Completed inferences by agent, model and outcome (ok/error)",
+                ["agent", "model", "outcome"],
+                registry=r,
+            )
         )
-        self.inference_duration = Histogram(
-            "awaken_inference_duration_seconds",
-            "Inference latency by agent, model and outcome",
-            ["agent", "model", "outcome"],
-            buckets=DURATION_BUCKETS,
-            registry=r,
+        self.inference_duration = Labelled(
+            Histogram(
+                "awaken_inference_duration_seconds",
+                "Inference latency by agent, model and outcome",
+                ["agent", "model", "outcome"],
+                buckets=DURATION_BUCKETS,
+                registry=r,
+            )
         )
-        self.inference_tokens = Counter(
-            "awaken_inference_tokens_total",
-            "Tokens by agent, model and type (input/output)",
-            ["agent", "model", "type"],
-            registry=r,
+        self.inference_tokens = Labelled(
+            Counter(
+                "awaken_inference_tokens_total",
+                "Tokens by agent, model and type (input/output)",
+                ["agent", "model", "type"],
+                registry=r,
+            )
         )
-        self.tool_calls = Counter(
-            "awaken_tool_calls_total",
-            "Finished tool calls by agent, tool and outcome (success/error/pending)",
-            ["agent", "tool", "outcome"],
-            registry=r,
+        self.tool_calls = Labelled(
+            Counter(
+                "awaken_tool_calls_total",
+                "Finished tool calls by agent, tool and outcome (success/error/pending)",
+                ["agent", "tool", "outcome"],
+                registry=r,
+            )
         )
-        self.tool_duration = Histogram(
-            "awaken_tool_duration_seconds",
-            "Tool call duration by agent, tool and outcome",
-            ["agent", "tool", "outcome"],
-            buckets=DURATION_BUCKETS,
-            registry=r,
+        self.tool_duration = Labelled(
+            Histogram(
+                "awaken_tool_duration_seconds",
+                "Tool call duration by agent, tool and outcome",
+                ["agent", "tool", "outcome"],
+                buckets=DURATION_BUCKETS,
+                registry=r,
+            )
         )
         self.mailbox_depth = Gauge(
             "awaken_mailbox_queue_depth", "Queued mailbox jobs (store-wide)", registry=r
         )
-        self.mailbox_ops = Counter(
-            "awaken_mailbox_operations_total",
-            "Mailbox operations by kind and result",
-            ["operation", "result"],
-            registry=r,
+        self.mailbox_ops = Labelled(
+            Counter(
+                "awaken_mailbox_operations_total",
+                "Mailbox operations by kind and result",
+                ["operation", "result"],
+                registry=r,
+            )
         )
-        self.errors = Counter("awaken_errors_total", "Errors by class", ["class"], registry=r)
+        self.errors = Labelled(
+            Counter("awaken_errors_total", "Errors by class", ["class"], registry=r)
+        )
 
     def observe_event(self, event: AgentEvent) -> None:
         """Count finished runs (inferences and tool calls come from the observability plugin)."""

@@ -1,4 +1,4 @@
-"""Server-Sent Events: frame encoding, per-run replay buffers and the streaming response.
+"""Server-Sent Events: frame encoding and per-run replay buffers (the response: ``sse_response``).
 
 Every event of a run becomes one frame ``id: {seq}\\ndata: {json}\\n\\n``; with a journaled store
 ``seq`` is the event's run-journal seq (the mailbox rebases the hub), else it counts from 0
@@ -18,13 +18,13 @@ import itertools
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
+import msgspec
 from awaken_contract.contract.event import AgentEvent, RunFinish, encode_event
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.journal import JournaledThreadRunStore
-from starlette.responses import StreamingResponse
 
+from awaken_server.sse_response import HEARTBEAT_FRAME, SSE_HEADERS, sse_response
 from awaken_server.wire import parse_offset
 
 __all__ = [
@@ -42,15 +42,6 @@ __all__ = [
     "sse_response",
 ]
 
-HEARTBEAT_FRAME = b": heartbeat\n\n"
-"""The comment sent while a stream is idle (clients ignore it)."""
-
-SSE_HEADERS = {
-    "Cache-Control": "no-cache",
-    "Connection": "keep-alive",
-    "X-Accel-Buffering": "no",
-}
-
 
 def format_sse_data(payload: bytes) -> bytes:
     """A data-only frame: ``data: <json>\\n\\n``."""
@@ -59,7 +50,7 @@ def format_sse_data(payload: bytes) -> bytes:
 
 def format_sse_data_with_id(seq: int, payload: bytes) -> bytes:
     """A frame with a sequence id: ``id: <seq>\\ndata: <json>\\n\\n``."""
-    return b"id: " + str(seq).encode() + b"\ndata: " + payload + b"\n\n"
+    return b"id: %d\ndata: %b\n\n" % (seq, payload)
 
 
 def format_sse_comment(text: str) -> bytes:
@@ -76,10 +67,11 @@ _reader_keys = itertools.count(1)
 """Unique ids of hub readers (process-wide)."""
 
 
-@dataclass(slots=True, frozen=True)
-class Frame:
+class Frame(msgspec.Struct, frozen=True, gc=False):
     """One encoded SSE frame of a run and whether it ends a client stream; ``event`` is the
-    ``AgentEvent`` it encodes (protocol streams re-encode it with their own encoder)."""
+    ``AgentEvent`` it encodes (protocol streams re-encode it with their own encoder).
+
+    (``gc=False``: a frame is never part of a reference cycle, and a busy server holds many.)"""
 
     seq: int
     data: bytes
@@ -107,7 +99,8 @@ class RunEventHub:
         self._frames: deque[Frame] = deque(maxlen=self.capacity)
         self._next_seq = 0
         self.first_seq = 0
-        self._changed = asyncio.Event()
+        self._changed: asyncio.Event | None = None
+        """Set by the next publish or close; created only when a reader waits for it."""
         self._room = asyncio.Event()
         self._cursors: dict[int, int] = {}
         self._closed = False
@@ -163,8 +156,17 @@ class RunEventHub:
             self.on_close(self)
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+        changed = self._changed
+        if changed is not None:
+            self._changed = None
+            changed.set()
+
+    def _next_change(self) -> asyncio.Event:
+        """The event the next publish or close sets."""
+        changed = self._changed
+        if changed is None:
+            changed = self._changed = asyncio.Event()
+        return changed
 
     def _start_after(self, after: int | None) -> int:
         """Translate a ``Last-Event-ID`` into the first sequence number to send."""
@@ -179,6 +181,8 @@ class RunEventHub:
     def lagging(self) -> bool:
         """True when a connected subscriber is about to lose frames (the producer should wait)."""
         limit = self._next_seq - self.capacity
+        if limit < 0:  # fewer frames than the buffer holds: nobody can lag (cursors are >= 0)
+            return False
         return any(cursor <= limit for cursor in self._cursors.values())
 
     async def wait_for_room(self, stall_secs: float = 30.0) -> None:
@@ -253,22 +257,24 @@ class RunEventHub:
         cursor = self._start_after(after)
         key = reserved if reserved is not None else next(_reader_keys)
         self._cursors[key] = cursor
+        yielded = False
         try:
             while True:
-                changed = self._changed
                 if cursor < self._next_seq:
+                    # Ids may skip (journal entries that are not events): find the first frame
+                    # by seq; the frames after it follow in order.
+                    frames = self._frames
+                    index = bisect.bisect_left(frames, cursor, key=_seq_of)
                     batch: list[Frame] = []
                     terminal = False
-                    while cursor < self._next_seq and len(batch) < max_batch:
-                        # Ids may skip (journal entries that are not events): find by seq.
-                        index = bisect.bisect_left(self._frames, cursor, key=_seq_of)
-                        if index >= len(self._frames):
-                            cursor = self._next_seq
+                    cursor = self._next_seq  # all taken: ids skipped at the end are passed too
+                    for frame in itertools.islice(frames, index, None):
+                        if len(batch) >= max_batch:
+                            cursor = batch[-1].seq + 1
                             break
-                        frame = self._frames[index]
-                        cursor = frame.seq + 1
                         batch.append(frame)
                         if stop_at_terminal and frame.terminal:
+                            cursor = frame.seq + 1
                             terminal = True
                             break
                     self._advance(key, cursor)
@@ -278,6 +284,13 @@ class RunEventHub:
                     continue
                 if self._closed:
                     return
+                if not yielded:
+                    # The producer is usually scheduled already (a run started a moment ago):
+                    # let it run once before setting up a wait and a wake-up.
+                    yielded = True
+                    await asyncio.sleep(0)
+                    continue
+                changed = self._next_change()
                 if heartbeat is None:
                     await changed.wait()
                     continue
@@ -297,7 +310,7 @@ class RunEventHub:
     async def wait_for_frames(self, count: int) -> None:
         """Wait until at least ``count`` frames were published (tests, benchmarks)."""
         while self._next_seq < count and not self._closed:
-            await self._changed.wait()
+            await self._next_change().wait()
 
 
 class HubSink(EventSink):
@@ -389,67 +402,3 @@ def hub_registry_for(store: object, capacity: int = 1024) -> EventHubRegistry:
     are dropped as they close); without one, finished runs stay replayable for a while."""
     max_finished = 0 if isinstance(store, JournaledThreadRunStore) else MAX_FINISHED_HUBS
     return EventHubRegistry(capacity, max_finished)
-
-
-async def _with_heartbeats(
-    frames: AsyncIterator[bytes], interval: float, on_close: Callable[[], None] | None
-) -> AsyncIterator[bytes]:
-    """Forward ``frames``, inserting a heartbeat after ``interval`` seconds without a frame."""
-    iterator = frames.__aiter__()
-    pending: asyncio.Task[bytes] | None = None
-    try:
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(iterator.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=interval)
-            if not done:
-                yield HEARTBEAT_FRAME
-                continue
-            task, pending = pending, None
-            try:
-                chunk = task.result()
-            except StopAsyncIteration:
-                return
-            yield chunk
-    finally:
-        if pending is not None:
-            pending.cancel()
-        if on_close is not None:
-            on_close()
-
-
-async def _closing(
-    frames: AsyncIterator[bytes], on_close: Callable[[], None]
-) -> AsyncIterator[bytes]:
-    try:
-        async for chunk in frames:
-            yield chunk
-    finally:
-        on_close()
-
-
-def sse_response(
-    frames: AsyncIterator[bytes],
-    *,
-    heartbeat_interval: float | None = 15.0,
-    headers: dict[str, str] | None = None,
-    on_close: Callable[[], None] | None = None,
-) -> StreamingResponse:
-    """A ``text/event-stream`` response streaming ``frames``; with ``heartbeat_interval`` a
-    ``: heartbeat`` comment is inserted after that many idle seconds (``None``: the frames
-    already carry their heartbeats, e.g. :meth:`RunEventHub.stream`)."""
-    all_headers = dict(SSE_HEADERS)
-    if headers:
-        all_headers.update(headers)
-    body = (
-        frames
-        if heartbeat_interval is None
-        else _with_heartbeats(frames, heartbeat_interval, on_close)
-    )
-    if heartbeat_interval is None and on_close is not None:
-        body = _closing(frames, on_close)
-    return StreamingResponse(
-        body,
-        media_type="text/event-stream",
-        headers=all_headers,
-    )

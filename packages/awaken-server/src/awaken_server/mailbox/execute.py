@@ -23,6 +23,7 @@ from awaken_contract.errors import AgentLoopError, AwakenError, VersionConflict
 from awaken_contract.ids import new_id, now_ms
 
 from awaken_server.mailbox.core import MailboxCore
+from awaken_server.mailbox.lease import LeaseRenewal
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
 from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
@@ -131,7 +132,10 @@ class JobRunner:
             self.core.metrics,
             on_park_change=lambda: self._extend_lease(worker, job.job_id, token),
         )
-        renewal = asyncio.create_task(self._renew_lease(worker, job.job_id, token))
+        renewal = LeaseRenewal(
+            self.core.config.lease_renewal_interval.total_seconds(),
+            lambda: self._extend_lease(worker, job.job_id, token),
+        )
         started = time.monotonic()
         if self.core.metrics is not None:
             self.core.metrics.active_runs.inc()
@@ -365,18 +369,12 @@ class JobRunner:
             # Superseded (interrupt) or the lease was lost: nothing left to settle.
             self.core.count("ack", "superseded")
 
-    async def _renew_lease(self, worker: ThreadWorker, job_id: str, token: str) -> None:
-        interval = self.core.config.lease_renewal_interval.total_seconds()
-        while True:
-            await asyncio.sleep(interval)
-            if not await self._extend_lease(worker, job_id, token):
-                return
-
     async def _extend_lease(self, worker: ThreadWorker, job_id: str, token: str) -> bool:
         """Extend the job's lease by the running or, while parked, the suspended length.
 
-        Called by the renewal loop and at once when the run parks or resumes; ``False`` when
-        renewing should stop (the lease is lost — the run is cancelled — or the store failed).
+        Called by the job's ``LeaseRenewal`` and at once when the run parks or resumes;
+        ``False`` when renewing should stop (the lease is lost — the run is cancelled — or the
+        store failed).
         """
         extension = (
             self.core.config.suspended_lease_ms if worker.suspended else self.core.config.lease_ms

@@ -16,6 +16,9 @@ __all__ = ["FanoutEventSink", "ReconnectableEventSink"]
 
 _log = logging.getLogger(__name__)
 
+_NOWHERE = NullEventSink()
+"""The target of a sink nobody listens to (its events are not even awaited)."""
+
 
 class ReconnectableEventSink(EventSink):
     """Forwards events to the current target; a failing (closed) target is ignored."""
@@ -23,7 +26,7 @@ class ReconnectableEventSink(EventSink):
     __slots__ = ("_target",)
 
     def __init__(self, target: EventSink | None = None) -> None:
-        self._target: EventSink = target or NullEventSink()
+        self._target: EventSink = target or _NOWHERE
 
     @property
     def target(self) -> EventSink:
@@ -36,8 +39,11 @@ class ReconnectableEventSink(EventSink):
 
     async def emit(self, event: AgentEvent) -> None:
         """Deliver to the current target (awaiting its backpressure)."""
+        target = self._target
+        if target is _NOWHERE:
+            return
         try:
-            await self._target.emit(event)
+            await target.emit(event)
         except Exception:  # a gone client must never break the run
             _log.debug("event sink target failed; event dropped", exc_info=True)
 

@@ -44,7 +44,11 @@ class JobExtras(msgspec.Struct, omit_defaults=True):
 
     def is_default(self) -> bool:
         """True when every field has its default (the extras are then omitted)."""
-        return self == JobExtras()
+        return self == _DEFAULT_EXTRAS
+
+
+_DEFAULT_EXTRAS = JobExtras()
+"""(compared with, never handed out)"""
 
 
 @dataclass(slots=True)

@@ -42,9 +42,14 @@ async def load_run(state: AppState, run_id: str) -> RunRecord:
 
 
 def stream_hub(
-    state: AppState, hub: RunEventHub, after: int | None, reserved: int | None = None
+    state: AppState,
+    hub: RunEventHub,
+    after: int | None,
+    reserved: int | None = None,
+    headers: dict[str, str] | None = None,
 ) -> StreamingResponse:
-    """SSE of a run's hub from ``after`` (replay, then live) until the next terminal event."""
+    """SSE of a run's hub from ``after`` (replay, then live) until the next terminal event
+    (with extra response ``headers``)."""
     metrics = state.metrics
     metrics.sse_connections.inc()
 
@@ -54,4 +59,6 @@ def stream_hub(
         reserved=reserved,
         max_batch=state.config.sse_buffer_size,
     )
-    return sse_response(frames, heartbeat_interval=None, on_close=metrics.sse_connections.dec)
+    return sse_response(
+        frames, heartbeat_interval=None, headers=headers, on_close=metrics.sse_connections.dec
+    )

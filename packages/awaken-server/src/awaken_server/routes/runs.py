@@ -59,10 +59,11 @@ async def start_run(request: Request) -> Response:
         user_id=run_user_id(request, body_user_id(data)),
     )
     handle = await state.mailbox.submit(submission)
-    response = stream_hub(state, handle.hub, None, handle.reservation)
-    response.headers["x-awaken-run-id"] = header_safe(handle.run_id)
-    response.headers["x-awaken-thread-id"] = header_safe(handle.thread_id)
-    return response
+    headers = {
+        "x-awaken-run-id": header_safe(handle.run_id),
+        "x-awaken-thread-id": header_safe(handle.thread_id),
+    }
+    return stream_hub(state, handle.hub, None, handle.reservation, headers)
 
 
 async def get_run(request: Request) -> Response:

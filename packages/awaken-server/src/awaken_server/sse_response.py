@@ -1,0 +1,140 @@
+"""The streaming HTTP response of every event stream (``text/event-stream``).
+
+:func:`sse_response` wraps an iterator of encoded frames into an :class:`EventStreamResponse`,
+optionally inserting ``: heartbeat`` comments while the stream is idle. The response streams in
+the request's own task and watches for the client's disconnect in one plain asyncio task: the
+same behaviour as Starlette's :class:`~starlette.responses.StreamingResponse` (a disconnect
+stops the stream, the frames' ``finally`` blocks run, the response returns normally) without
+an anyio task group and cancel scope per response, which cost more than the stream itself
+for a short run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+__all__ = ["HEARTBEAT_FRAME", "SSE_HEADERS", "EventStreamResponse", "sse_response"]
+
+HEARTBEAT_FRAME = b": heartbeat\n\n"
+"""The comment sent while a stream is idle (clients ignore it)."""
+
+SSE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+    "X-Accel-Buffering": "no",
+}
+
+
+class EventStreamResponse(StreamingResponse):
+    """A :class:`StreamingResponse` that stops when the client disconnects, watched by one
+    asyncio task (servers speaking ASGI ≥ 2.4 report the disconnect on ``send`` instead, and
+    get Starlette's own behaviour)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or _reports_disconnect_on_send(scope):
+            await super().__call__(scope, receive, send)
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        gone = False
+        failure: Exception | None = None
+
+        async def watch_disconnect() -> None:
+            nonlocal gone, failure
+            try:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+            except Exception as exc:  # ends the stream and is raised by it
+                failure = exc
+            gone = True
+            task.cancel()
+
+        watcher = asyncio.get_running_loop().create_task(watch_disconnect())
+        try:
+            await self.stream_response(send)
+        except asyncio.CancelledError:
+            # Our own cancel (the client left) ends the stream quietly; any other propagates.
+            if not gone or task.uncancel() > 0:
+                raise
+            if failure is not None:
+                raise failure from None
+        finally:
+            watcher.cancel()
+        if self.background is not None:
+            await self.background()
+
+
+def _reports_disconnect_on_send(scope: Scope) -> bool:
+    raw = scope.get("asgi", {}).get("spec_version", "2.0")
+    try:
+        return tuple(int(part) for part in raw.split(".")) >= (2, 4)
+    except ValueError:
+        return False
+
+
+async def _with_heartbeats(
+    frames: AsyncIterator[bytes], interval: float, on_close: Callable[[], None] | None
+) -> AsyncIterator[bytes]:
+    """Forward ``frames``, inserting a heartbeat after ``interval`` seconds without a frame."""
+    iterator = frames.__aiter__()
+    pending: asyncio.Task[bytes] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(iterator.__anext__())
+            done, _ = await asyncio.wait({pending}, timeout=interval)
+            if not done:
+                yield HEARTBEAT_FRAME
+                continue
+            task, pending = pending, None
+            try:
+                chunk = task.result()
+            except StopAsyncIteration:
+                return
+            yield chunk
+    finally:
+        if pending is not None:
+            pending.cancel()
+        if on_close is not None:
+            on_close()
+
+
+async def _closing(
+    frames: AsyncIterator[bytes], on_close: Callable[[], None]
+) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in frames:
+            yield chunk
+    finally:
+        on_close()
+
+
+def sse_response(
+    frames: AsyncIterator[bytes],
+    *,
+    heartbeat_interval: float | None = 15.0,
+    headers: dict[str, str] | None = None,
+    on_close: Callable[[], None] | None = None,
+) -> StreamingResponse:
+    """A ``text/event-stream`` response streaming ``frames``; with ``heartbeat_interval`` a
+    ``: heartbeat`` comment is inserted after that many idle seconds (``None``: the frames
+    already carry their heartbeats, e.g. :meth:`RunEventHub.stream`)."""
+    all_headers = dict(SSE_HEADERS)
+    if headers:
+        all_headers.update(headers)
+    body = (
+        frames
+        if heartbeat_interval is None
+        else _with_heartbeats(frames, heartbeat_interval, on_close)
+    )
+    if heartbeat_interval is None and on_close is not None:
+        body = _closing(frames, on_close)
+    return EventStreamResponse(
+        body,
+        media_type="text/event-stream",
+        headers=all_headers,
+    )

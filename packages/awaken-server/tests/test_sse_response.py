@@ -1,0 +1,33 @@
+"""The event-stream response: a client that leaves mid-stream ends the stream server-side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _run(prompt: str) -> dict[str, Any]:
+    return {"agentId": "assistant", "messages": [{"role": "user", "content": prompt}]}
+
+
+async def test_a_client_leaving_mid_stream_frees_its_stream_slot(
+    make_server: Any, server_config: Any, sse: Any, until: Any
+) -> None:
+    config = server_config(max_concurrent_streams=1, heartbeat_interval_secs=60)
+    live = await make_server(config=config)
+    async with live.client.stream("POST", "/v1/runs", json=_run("wait 30")) as response:
+        async for frame in sse.iter(response):
+            run_id = frame.data["run_id"]
+            break  # the client goes away while the run (and its stream) would go on for 30 s
+
+    async def streams_closed() -> bool:
+        metrics = (await live.client.get("/metrics")).text
+        return "awaken_sse_connections 0.0" in metrics
+
+    await until(streams_closed)  # the server noticed the disconnect, not the run's end
+    assert (await live.client.get(f"/v1/runs/{run_id}")).json()["status"] == "running"
+    async with live.client.stream("POST", "/v1/runs", json=_run("hello")) as again:
+        assert again.status_code == 200  # the only stream slot is free again
+        frames = [f for f in await sse.collect(again) if f.data is not None]
+    assert frames[-1].data["event_type"] == "run_finish"
+    cancel = await live.client.post(f"/v1/runs/{run_id}/cancel")
+    assert cancel.status_code == 202
