@@ -550,3 +550,59 @@ def test_gather_applies_every_hook_exactly_once(spec: list[int | None]) -> None:
     assert [entry.split("@")[0] for entry in trail] == appenders
     assert [int(entry.split("@")[1]) for entry in trail] == list(range(len(appenders)))
     assert (store.read(Hits) or 0) == sum(item for item in spec if item is not None)
+
+
+# --------------------------------------------------------------------------- serialisation
+
+
+class GateHook(PhaseHook):
+    """Records its start, then waits for ``release`` before answering."""
+
+    def __init__(self, name: str, order: list[str], release: asyncio.Event) -> None:
+        self.name, self.order, self.release = name, order, release
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        self.order.append(f"{self.name}:{ctx.phase.value}")
+        await self.release.wait()
+        return StateCommand().update(Hits, 1)
+
+
+async def test_concurrent_phase_runs_of_one_run_are_serialised_in_arrival_order() -> None:
+    order: list[str] = []
+    release = asyncio.Event()
+    store, runtime, env = _setup(
+        _hook_plugin("g", Phase.STEP_START, GateHook("g", order, release)),
+        _hook_plugin("h", Phase.STEP_END, GateHook("h", order, release)),
+    )
+    first = asyncio.ensure_future(runtime.run_phase(env, _ctx(Phase.STEP_START)))
+    await asyncio.sleep(0)
+    second = asyncio.ensure_future(runtime.run_phase(env, _ctx(Phase.STEP_END)))
+    submitted = asyncio.ensure_future(runtime.submit_command(env, StateCommand().update(Hits, 5)))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    # the first phase holds the engine: the second phase and the submit wait for it
+    assert order == ["g:step_start"]
+    assert store.revision() == 0
+    release.set()
+    await asyncio.gather(first, second, submitted)
+    assert order == ["g:step_start", "h:step_end"]
+    # each ran on the state the one before it left: 1, then the submit's 5, then 1 more
+    assert store.read(Hits) == 7 and store.revision() == 3
+
+
+async def test_a_cancelled_waiter_does_not_keep_the_engine_locked() -> None:
+    order: list[str] = []
+    release = asyncio.Event()
+    store, runtime, env = _setup(_hook_plugin("g", Phase.STEP_START, GateHook("g", order, release)))
+    holder = asyncio.ensure_future(runtime.run_phase(env, _ctx(Phase.STEP_START)))
+    await asyncio.sleep(0)
+    waiter = asyncio.ensure_future(runtime.submit_command(env, StateCommand().update(Hits, 5)))
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    release.set()
+    await holder
+    # the engine is free again: a later submit commits at once
+    assert runtime.submit_now(env, StateCommand().update(Hits, 10)) == 2
+    assert store.read(Hits) == 11

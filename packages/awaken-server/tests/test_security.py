@@ -353,7 +353,8 @@ async def test_metric_labels_stay_bounded(live: Any) -> None:
 async def test_mcp_sessions_are_capped_and_expire(
     make_server: Any, server_config: Any, until: Any
 ) -> None:
-    security = SecurityConfig(mcp_max_sessions=2, mcp_session_idle_secs=0.5)
+    # idle long enough that a loaded machine opens all three before the first expires
+    security = SecurityConfig(mcp_max_sessions=2, mcp_session_idle_secs=3.0)
     live = await make_server(config=server_config(security=security))
     init, headers = MCP_INIT, MCP_HEADERS
     sessions = []

@@ -48,12 +48,13 @@ def check_id(value: str, what: str = "id") -> str:
     return value
 
 
-_TAIL_BYTES = 10
+_TAIL_HEX = 20  # 10 random bytes per id (80 bits, 74 used)
 _TAILS_PER_BATCH = 128
-_RAND_B_MASK = (1 << 62) - 1
-_VARIANT = 0b10 << 62  # RFC 4122 variant
 _MS_MASK = (1 << 48) - 1
+#: A random hex digit → the variant digit of RFC 4122 (``10xx``) keeping its two low bits.
+_VARIANT_DIGIT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
 _tails: Iterator[str] = iter(())
+_stamp: tuple[int, str] = (-1, "")  # (unix ms, its formatted prefix), replaced as one value
 
 
 def _reset_tails() -> None:
@@ -64,11 +65,17 @@ def _reset_tails() -> None:
 os.register_at_fork(after_in_child=_reset_tails)  # a child never reuses its parent's batch
 
 
-def _format_tail(rand: int) -> str:
-    """The 80 random bits of a UUID v7 as its last three groups: ``7aaa-vbbb-bbbbbbbbbbbb``
-    (version 7, 12 bits rand_a, the variant, 62 bits rand_b)."""
-    low = _VARIANT | (rand & _RAND_B_MASK)
-    return f"7{(rand >> 62) & 0xFFF:03x}-{low >> 48:04x}-{low & _MS_MASK:012x}"
+def _tail_batch() -> Iterator[str]:
+    """Formatted random tails ``7aaa-vbbb-bbbbbbbbbbbb`` (version 7, 12 bits rand_a, the
+    variant with 2 random bits, 60 more bits rand_b) from one ``os.urandom`` call."""
+    h = os.urandom(_TAIL_HEX // 2 * _TAILS_PER_BATCH).hex()
+    variant = _VARIANT_DIGIT
+    return iter(
+        [
+            f"7{h[i : i + 3]}-{variant[h[i + 3]]}{h[i + 4 : i + 7]}-{h[i + 7 : i + 19]}"
+            for i in range(0, len(h), _TAIL_HEX)
+        ]
+    )
 
 
 def _random_tail() -> str:
@@ -78,13 +85,7 @@ def _random_tail() -> str:
     try:
         return next(_tails)
     except StopIteration:
-        raw = os.urandom(_TAIL_BYTES * _TAILS_PER_BATCH)
-        batch = iter(
-            [
-                _format_tail(int.from_bytes(raw[i : i + _TAIL_BYTES], "big"))
-                for i in range(0, len(raw), _TAIL_BYTES)
-            ]
-        )
+        batch = _tail_batch()
         value = next(batch)
         _tails = batch
         return value
@@ -92,8 +93,14 @@ def _random_tail() -> str:
 
 def new_id() -> str:
     """Return a new UUID v7 string (time ordered, random tail)."""
-    h = f"{(time.time_ns() // 1_000_000) & _MS_MASK:012x}"
-    return f"{h[:8]}-{h[8:]}-{_random_tail()}"
+    global _stamp
+    ms = time.time_ns() // 1_000_000
+    stamp = _stamp
+    if stamp[0] != ms:  # the prefix is formatted once per millisecond
+        h = f"{ms & _MS_MASK:012x}"
+        stamp = _stamp = (ms, f"{h[:8]}-{h[8:]}-")
+    tail = next(_tails, None)  # atomic: threads never share a tail
+    return stamp[1] + (tail if tail is not None else _random_tail())
 
 
 def now_ms() -> int:

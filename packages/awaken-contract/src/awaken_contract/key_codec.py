@@ -8,6 +8,7 @@ Profile-scoped key is.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import types
 import typing
@@ -102,11 +103,21 @@ def _infer_type_arg(cls: type, base: type, attr: str, *, subclasses: bool = Fals
                     return
 
 
+_OPTIONAL: dict[Any, bool] = {}  # per value type: keys take their default on every commit
+
+
 def _is_optional(type_: Any) -> bool:
+    try:
+        return _OPTIONAL[type_]
+    except (KeyError, TypeError):  # not seen yet, or unhashable
+        pass
     origin = typing.get_origin(type_)
-    if origin is typing.Union or origin is types.UnionType:
-        return type(None) in typing.get_args(type_)
-    return False
+    optional = (origin is typing.Union or origin is types.UnionType) and type(
+        None
+    ) in typing.get_args(type_)
+    with contextlib.suppress(TypeError):  # unhashable: not cached
+        _OPTIONAL[type_] = optional
+    return optional
 
 
 def default_of(type_: Any) -> Any:

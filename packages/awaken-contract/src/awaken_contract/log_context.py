@@ -12,8 +12,6 @@ import contextvars
 import json
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -24,6 +22,7 @@ __all__ = [
     "JsonLogFormatter",
     "LogFormat",
     "RunContextFilter",
+    "RunLogBinding",
     "bind_run",
     "configure_logging",
     "current_run_ids",
@@ -52,14 +51,29 @@ def current_run_ids() -> tuple[str, str, str]:
     return _CURRENT.get()
 
 
-@contextmanager
-def bind_run(identity: RunIdentity) -> Iterator[None]:
+class RunLogBinding:
+    """The context manager :func:`bind_run` returns (a plain class, no generator: it is
+    entered once per run)."""
+
+    __slots__ = ("_ids", "_token")
+
+    def __init__(self, ids: tuple[str, str, str]) -> None:
+        self._ids = ids
+        self._token: contextvars.Token[tuple[str, str, str]] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _CURRENT.set(self._ids)
+
+    def __exit__(self, *exc: object) -> None:
+        token = self._token
+        if token is not None:
+            self._token = None
+            _CURRENT.reset(token)
+
+
+def bind_run(identity: RunIdentity) -> RunLogBinding:
     """Tag log lines with ``identity``'s ids until the block ends (nested runs restore)."""
-    token = _CURRENT.set((identity.run_id, identity.thread_id, identity.agent_id))
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
+    return RunLogBinding((identity.run_id, identity.thread_id, identity.agent_id))
 
 
 class RunContextFilter(logging.Filter):

@@ -179,7 +179,8 @@ class StateMap:
 
     def get(self, key: type[KeyOf[V]]) -> V | None:
         """The value of ``key`` or ``None`` when absent."""
-        return cast("V | None", self._values.get(key.KEY))
+        value: V | None = self._values.get(key.KEY)
+        return value
 
     def get_raw(self, key: str) -> Any:
         """The value stored under the key string, or ``None``."""
@@ -240,7 +241,8 @@ class Snapshot(msgspec.Struct, frozen=True):
 
     def get(self, key: type[KeyOf[V]]) -> V | None:
         """The value of ``key`` or ``None`` when absent."""
-        return cast("V | None", self.ext._values.get(key.KEY))
+        value: V | None = self.ext._values.get(key.KEY)  # no cast(): a call on the hot path
+        return value
 
     def get_raw(self, key: str) -> Any:
         """The value under a key string, or ``None``."""
@@ -257,15 +259,15 @@ class Snapshot(msgspec.Struct, frozen=True):
 MutationOp = tuple["AnyKey | None", str, Any]
 
 
-class MutationBatch:
-    """An ordered list of key updates plus the revision it was computed against."""
+class MutationBatch(msgspec.Struct, eq=False):
+    """An ordered list of key updates plus the revision it was computed against.
 
-    __slots__ = ("base_revision", "ops", "touched_keys")
+    A (mutable, identity-compared) msgspec struct: batches are made several times per step,
+    and a struct is built in C."""
 
-    def __init__(self, base_revision: int | None = None) -> None:
-        self.base_revision = base_revision
-        self.ops: list[MutationOp] = []
-        self.touched_keys: list[str] = []
+    base_revision: int | None = None
+    ops: list[MutationOp] = msgspec.field(default_factory=list)
+    touched_keys: list[str] = msgspec.field(default_factory=list)
 
     def with_base_revision(self, revision: int) -> MutationBatch:
         """Set the revision a commit must still be at; returns ``self``."""
@@ -332,15 +334,15 @@ class MutationBatch:
 # --------------------------------------------------------------------------- StateCommand
 
 
-class StateCommand:
-    """What a hook, action handler or tool wants: state updates, scheduled actions, effects."""
+class StateCommand(msgspec.Struct, eq=False):
+    """What a hook, action handler or tool wants: state updates, scheduled actions, effects.
 
-    __slots__ = ("effects", "patch", "scheduled_actions")
+    A (mutable, identity-compared) msgspec struct: every hook returns one, and a struct is
+    built in C (``StateCommand()`` is an empty command)."""
 
-    def __init__(self) -> None:
-        self.patch = MutationBatch()
-        self.scheduled_actions: list[ScheduledAction] = []
-        self.effects: list[TypedEffect] = []
+    patch: MutationBatch = msgspec.field(default_factory=MutationBatch)
+    scheduled_actions: list[ScheduledAction] = msgspec.field(default_factory=list)
+    effects: list[TypedEffect] = msgspec.field(default_factory=list)
 
     @property
     def base_revision(self) -> int | None:

@@ -29,10 +29,11 @@ class RunCanceller:
 
     With ``watch=True`` a watcher task notices a cancelled token by itself. The runtime's own
     run handles pass ``watch=False`` and call :meth:`interrupt` right after cancelling the token
-    (no extra task per run).
+    (no extra task per run). Every race of a run is awaited by the run's task: it is looked up
+    at the first race and forgotten by :meth:`close`.
     """
 
-    __slots__ = ("_current", "_fired", "_watch", "_watcher", "token")
+    __slots__ = ("_current", "_fired", "_task", "_watch", "_watcher", "token")
 
     def __init__(self, token: CancellationToken | None, *, watch: bool = True) -> None:
         self.token = token
@@ -40,6 +41,7 @@ class RunCanceller:
         self._current: asyncio.Task[object] | None = None
         self._fired: asyncio.Task[object] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[object] | None = None  # the run's task, until close()
 
     @property
     def is_cancelled(self) -> bool:
@@ -58,7 +60,9 @@ class RunCanceller:
             raise RunCancelled()
         if self._watch and self._watcher is None:
             self._watcher = asyncio.ensure_future(self._watch_token(token))
-        task = asyncio.current_task()
+        task = self._task
+        if task is None:  # every race of a run is awaited by the run's task
+            task = self._task = asyncio.current_task()
         self._current = task
         try:
             result = await work
@@ -96,6 +100,7 @@ class RunCanceller:
 
     def close(self) -> None:
         """Stop the watcher (call once when the run ends)."""
+        self._task = None
         watcher = self._watcher
         self._watcher = None
         if watcher is not None and not watcher.done():

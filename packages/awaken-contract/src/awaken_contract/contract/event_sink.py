@@ -16,6 +16,10 @@ class EventSink(abc.ABC):
     """False when the sink ignores ``state_snapshot`` events: the runtime then does not build
     them (they export the whole persisted state)."""
 
+    wants_events: bool = True
+    """False when the sink drops every event (:class:`NullEventSink`): the runtime then need
+    not build the events of the loop (a run journal records them through its own sink)."""
+
     @abc.abstractmethod
     async def emit(self, event: AgentEvent) -> None:
         """Deliver one event."""
@@ -32,6 +36,7 @@ class NullEventSink(EventSink):
     """Discards events."""
 
     wants_state_snapshots = False
+    wants_events = False
 
     async def emit(self, event: AgentEvent) -> None:
         """Drop the event."""

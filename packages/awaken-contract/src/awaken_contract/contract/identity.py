@@ -76,11 +76,17 @@ class RunIdentity(msgspec.Struct, omit_defaults=True, gc=False):
     def __post_init__(self) -> None:
         if is_unset(self.origin):
             self.origin = RunOrigin.USER
-        self.parent_tool_call_id = _blank_to_none(self.parent_tool_call_id)
-        self.dispatch_id = _blank_to_none(self.dispatch_id)
-        self.session_id = _blank_to_none(self.session_id)
-        self.transport_request_id = _blank_to_none(self.transport_request_id)
-        self.user_id = _blank_to_none(self.user_id)
+        # blank optional ids become None (checked inline: one identity per run)
+        if self.parent_tool_call_id is not None:
+            self.parent_tool_call_id = _blank_to_none(self.parent_tool_call_id)
+        if self.dispatch_id is not None:
+            self.dispatch_id = _blank_to_none(self.dispatch_id)
+        if self.session_id is not None:
+            self.session_id = _blank_to_none(self.session_id)
+        if self.transport_request_id is not None:
+            self.transport_request_id = _blank_to_none(self.transport_request_id)
+        if self.user_id is not None:
+            self.user_id = _blank_to_none(self.user_id)
 
     @classmethod
     def for_test(cls, thread_id: str = "thread-test", run_id: str = "run-test") -> RunIdentity:

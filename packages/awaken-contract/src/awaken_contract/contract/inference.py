@@ -21,17 +21,18 @@ class TokenUsage(msgspec.Struct, omit_defaults=True, gc=False):
     thinking_tokens: int | None = None
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        def add(a: int | None, b: int | None) -> int | None:
-            return None if a is None and b is None else (a or 0) + (b or 0)
-
         return TokenUsage(
-            prompt_tokens=add(self.prompt_tokens, other.prompt_tokens),
-            completion_tokens=add(self.completion_tokens, other.completion_tokens),
-            total_tokens=add(self.total_tokens, other.total_tokens),
-            cache_read_tokens=add(self.cache_read_tokens, other.cache_read_tokens),
-            cache_creation_tokens=add(self.cache_creation_tokens, other.cache_creation_tokens),
-            thinking_tokens=add(self.thinking_tokens, other.thinking_tokens),
+            _add(self.prompt_tokens, other.prompt_tokens),
+            _add(self.completion_tokens, other.completion_tokens),
+            _add(self.total_tokens, other.total_tokens),
+            _add(self.cache_read_tokens, other.cache_read_tokens),
+            _add(self.cache_creation_tokens, other.cache_creation_tokens),
+            _add(self.thinking_tokens, other.thinking_tokens),
         )
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None and b is None else (a or 0) + (b or 0)
 
 
 class StopReason(enum.StrEnum):

@@ -8,9 +8,9 @@ and tool messages to its (shared) message list.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
@@ -25,16 +25,17 @@ from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.run_journal import ToolJournal
 from awaken_runtime.state.store import StateStore
 
 __all__ = ["ToolContext"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     """The agent (spec, env, tools, executor) and the run (state, phases, sink, messages,
-    cancellation) as the tool pipeline sees them."""
+    cancellation) as the tool pipeline sees them (a frozen struct: built in C, once per
+    activation)."""
 
     spec: AgentSpec
     env: ExecutionEnv
@@ -46,12 +47,18 @@ class ToolContext:
     sink: EventSink
     messages: list[Message]
     canceller: RunCanceller
+    hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
+    """The active hooks per phase (``ResolvedAgent.active_phase_hooks``)."""
     token: CancellationToken | None = None
     profile_store: ProfileStore | None = None
     descriptors: Sequence[ToolDescriptor] = ()
     """The tools offered to the model (``ctx.tools`` of every hook)."""
     journal: ToolJournal | None = None
     """Records executions in the run journal and answers calls an earlier attempt ran."""
+
+    def hooks_for(self, phase: Phase) -> Sequence[TaggedPhaseHook] | None:
+        """The hooks that run at ``phase`` (``None`` when none)."""
+        return self.hooks.get(phase)
 
     def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
         """A context for ``phase`` over the current snapshot (``with_token=False``: phases

@@ -15,7 +15,7 @@ from awaken_contract.state import MutationBatch
 
 from awaken_runtime.execution.context import ToolContext
 
-__all__ = ["before_execute", "call_extra", "gate", "intercept"]
+__all__ = ["before_execute", "call_extra", "gate", "intercept", "may_intercept"]
 
 
 def call_extra(call: ToolCall, state: ToolCallState | None) -> dict[str, Any]:
@@ -31,6 +31,16 @@ def call_extra(call: ToolCall, state: ToolCallState | None) -> dict[str, Any]:
         extra["suspension_id"] = state.suspension_id
         extra["suspension_reason"] = state.suspension_reason
     return extra
+
+
+def may_intercept(host: ToolContext) -> bool:
+    """Whether :func:`intercept` can decide anything: tool-gate hooks, BeforeToolExecute hooks
+    or queued actions exist (else the call runs; no need to await the interception)."""
+    return bool(
+        host.env.tool_gate_hooks
+        or host.hooks.get(Phase.BEFORE_TOOL_EXECUTE)
+        or host.store.read_raw(PendingScheduledActions.KEY)
+    )
 
 
 async def intercept(
@@ -65,18 +75,18 @@ async def before_execute(
     """Run BeforeToolExecute hooks and scheduled actions; the intercept they set, if any."""
     env = host.env
     store = host.store
-    before = env.phase_hooks.get(Phase.BEFORE_TOOL_EXECUTE)
-    if not before and not store.snapshot().get_raw(PendingScheduledActions.KEY):
+    before = host.hooks_for(Phase.BEFORE_TOOL_EXECUTE)
+    if not before and not store.read_raw(PendingScheduledActions.KEY):
         return None
     ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **call_extra(call, state))
     phase = host.phase
     if before:
-        command = await phase.collect_commands(env, ctx)
+        command = await phase.collect_commands(env, ctx, before)
         if not command.is_empty:
             await phase.submit_command(env, command)
-    if store.snapshot().get_raw(PendingScheduledActions.KEY):
+    if store.read_raw(PendingScheduledActions.KEY):
         await phase.run_execute_loop(env, ctx)
-    current = store.snapshot().get(ToolInterceptKey)
+    current = store.read(ToolInterceptKey)
     if current is None:
         return None
     store.commit(MutationBatch().clear(ToolInterceptKey))

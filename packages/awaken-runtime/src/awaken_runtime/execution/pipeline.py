@@ -56,7 +56,13 @@ from awaken_contract.state import MutationBatch, StateCommand
 from awaken_runtime.cancellation import RunCancelled
 from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.executor import execute_single_tool
-from awaken_runtime.execution.intercept import before_execute, call_extra, gate, intercept
+from awaken_runtime.execution.intercept import (
+    before_execute,
+    call_extra,
+    gate,
+    intercept,
+    may_intercept,
+)
 from awaken_runtime.execution.resume import cancelled_text, prepare_resume, replace_tool_message
 from awaken_runtime.run_journal import interrupted_ticket
 
@@ -103,13 +109,14 @@ class ToolPipeline:
             if self.ctx.canceller.is_cancelled:
                 await self._backfill(calls[index:], CANCELLED_MESSAGE)
                 return None, suspended
-            resumed = await self._from_journal(call)
-            if resumed is ToolCallOutcome.SUSPENDED:
-                await self._backfill(calls[index + 1 :])
-                return None, True
-            if resumed is not None:
-                continue
-            decision = await intercept(self.ctx, call, None)
+            if self.ctx.journal is not None:
+                resumed = await self._from_journal(call)
+                if resumed is ToolCallOutcome.SUSPENDED:
+                    await self._backfill(calls[index + 1 :])
+                    return None, True
+                if resumed is not None:
+                    continue
+            decision = await intercept(self.ctx, call, None) if may_intercept(self.ctx) else None
             if decision is not None:
                 outcome = await self._apply(call, decision, None)
                 if isinstance(decision, InterceptBlock):
@@ -204,7 +211,7 @@ class ToolPipeline:
     async def replay_resumed(self) -> None:
         """Report cancelled decisions and re-run resuming calls (sorted by call id)."""
         host = self.ctx
-        states = host.store.snapshot().get(ToolCallStatesKey)
+        states = host.store.read(ToolCallStatesKey)
         if states is None or not states.calls:
             return
         for state in states.with_status(ToolCallStatus.CANCELLED):
@@ -254,7 +261,7 @@ class ToolPipeline:
 
     def suspended_calls(self) -> list[ToolCallState]:
         """Calls currently waiting for a decision."""
-        states = self.ctx.store.snapshot().get(ToolCallStatesKey)
+        states = self.ctx.store.read(ToolCallStatesKey)
         return [] if states is None else states.with_status(ToolCallStatus.SUSPENDED)
 
     # ------------------------------------------------------------------ journal
@@ -341,7 +348,8 @@ class ToolPipeline:
         """Execute one allowed call and complete it; ``None`` when cancelled mid-way."""
         host = self.ctx
         ctx = self._tool_ctx(call, state)
-        await self._record_started([call])
+        if host.journal is not None:
+            await self._record_started([call])
         try:
             output: ToolOutput = await host.canceller.race(
                 execute_single_tool(host.tools, call, ctx)
@@ -407,18 +415,21 @@ class ToolPipeline:
             command.extend(tool_command)
         env = host.env
         ctx: PhaseContext | None = None
-        if run_after_hooks and env.phase_hooks.get(Phase.AFTER_TOOL_EXECUTE):
+        after_hooks = host.hooks_for(Phase.AFTER_TOOL_EXECUTE) if run_after_hooks else None
+        if after_hooks:
             ctx = host.phase_ctx(
                 Phase.AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state)
             )
-            after = await host.phase.collect_commands(env, ctx)
+            after = await host.phase.collect_commands(env, ctx, after_hooks)
             if not after.is_empty:
                 command.extend(after)
         resuming = state is not None and state.status is ToolCallStatus.RESUMING
-        if resuming and outcome is not ToolCallOutcome.SUSPENDED:
-            await host.sink.emit(ToolCallResumed(target_id=call.id, result=result.resume_payload()))
-        else:
-            await host.sink.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
+        sink = host.sink
+        if sink.wants_events:
+            if resuming and outcome is not ToolCallOutcome.SUSPENDED:
+                await sink.emit(ToolCallResumed(target_id=call.id, result=result.resume_payload()))
+            else:
+                await sink.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
         tool_message = Message.tool(
             call.id, message if message is not None else result.to_llm_text()
         )
@@ -427,7 +438,8 @@ class ToolPipeline:
         else:
             host.messages.append(tool_message)
         had_actions = bool(command.scheduled_actions)
-        await host.phase.submit_command(env, command)
+        if host.phase.submit_now(env, command) is None:
+            await host.phase.submit_command(env, command)
         if had_actions:
             await host.phase.run_execute_loop(
                 env, ctx or host.phase_ctx(Phase.AFTER_TOOL_EXECUTE, tool_result=result)

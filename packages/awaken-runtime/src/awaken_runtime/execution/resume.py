@@ -35,7 +35,7 @@ def prepare_resume(store: StateStore, decisions: Sequence[tuple[str, ToolCallRes
     """
     if not decisions:
         return
-    states = store.snapshot().get(ToolCallStatesKey) or ToolCallStatesMap()
+    states = store.read(ToolCallStatesKey) or ToolCallStatesMap()
     batch = MutationBatch()
     now = now_ms()
     for target, resume in decisions:

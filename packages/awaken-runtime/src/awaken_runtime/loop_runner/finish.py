@@ -36,7 +36,8 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     if status is RunStatus.DONE and not waiting_on_tasks:
         store.commit(done_batch(reason or "unknown"))
     try:
-        await run.run_phase(Phase.RUN_END, with_token=False, termination=termination)
+        if run.phase_has_work(Phase.RUN_END):
+            await run.run_phase(Phase.RUN_END, with_token=False, termination=termination)
     except Exception as exc:
         _log.warning("run_end phase of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not TerminationKind.ERROR:
@@ -45,15 +46,16 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     response = last_assistant_text(run.messages, run.input_message_count)
     # The final state and ``run_finish`` are journaled by the final checkpoint itself (one
     # transaction) and sent once it committed.
-    tail = _tail(run, termination)
+    tail = _tail(run, termination, response)
     try:
-        await run.checkpoint(termination, response, events=tail)
+        if run.persists:
+            await run.checkpoint(termination, response, events=tail)
     except LoopStorageFailed as exc:
         _log.warning("final checkpoint of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not TerminationKind.ERROR:
             await run.emit(Error(message=str(exc), code="storage_error"))
             termination = TerminationReason.error(str(exc))
-        for event in _tail(run, termination):
+        for event in _tail(run, termination, response):
             await run.emit(event)
         await run.flush_journal()
     else:
@@ -62,13 +64,13 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     return run.result(termination, response)
 
 
-def _tail(run: LoopContext, termination: TerminationReason) -> list[AgentEvent]:
-    """The events that end a finished run: its state (when wanted), then ``run_finish``."""
+def _tail(run: LoopContext, termination: TerminationReason, response: str) -> list[AgentEvent]:
+    """The events that end a finished run: its state (when wanted), then ``run_finish``
+    (none for a sink that drops events: then nothing journals them either)."""
+    if not run.sink.wants_events:
+        return []
     lifecycle = run.lifecycle()
-    result: dict[str, Any] = {
-        "response": last_assistant_text(run.messages, run.input_message_count),
-        "status": lifecycle.status.value,
-    }
+    result: dict[str, Any] = {"response": response, "status": lifecycle.status.value}
     if lifecycle.status_reason:
         result["status_reason"] = lifecycle.status_reason
     if run.output.result is not None:

@@ -53,16 +53,16 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     phase = run.phase
     env = run.env
     # BeforeInference: hooks (no conflict fallback), then this phase's actions.
-    if env.phase_hooks.get(Phase.BEFORE_INFERENCE):
-        command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
+    before = run.hooks.get(Phase.BEFORE_INFERENCE)
+    if before:
+        command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE), before)
         if not command.is_empty:
             await phase.submit_command(env, command)
-    if store.snapshot().get_raw(_PENDING_ACTIONS):
+    if store.read_raw(_PENDING_ACTIONS):
         await phase.run_execute_loop(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
     termination = run.check_termination()
-    snap = store.snapshot()
-    tool_filter = snap.get(ToolFilterKey)
-    step_overrides = snap.get(InferenceOverrideKey)
+    tool_filter = store.read(ToolFilterKey)
+    step_overrides = store.read(InferenceOverrideKey)
     if tool_filter is not None or step_overrides is not None:
         clear = MutationBatch()
         if tool_filter is not None:
@@ -81,7 +81,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     request = InferenceRequest(
         upstream_model=upstream_model,
         messages=_prompt_messages(run),
-        tools=filter_tools(run.agent_tool_descriptors(), tool_filter),
+        tools=filter_tools(list(run.descriptors), tool_filter),
         overrides=overrides,
         enable_prompt_cache=(
             spec.context_policy.enable_prompt_cache if spec.context_policy is not None else False
@@ -115,24 +115,26 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     cost = model.cost(result.usage) if model is not None else None
     if cost is not None:
         run.record.cost = (run.record.cost or 0.0) + cost
-    await run.emit(
-        InferenceComplete(
-            model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
+    if run.sink.wants_events:
+        await run.emit(
+            InferenceComplete(
+                model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
+            )
         )
-    )
     if cancelled or run.canceller.is_cancelled:
         return run.cancelled_step()
 
-    # AfterInference.
+    # AfterInference (cancellation was checked just above).
     try:
-        await run.run_phase(
-            Phase.AFTER_INFERENCE,
-            llm_response=result,
-            inference_cost=cost,
-            inference_model=upstream_model,
-            inference_provider=provider,
-            inference_duration_ms=duration_ms,
-        )
+        if run.phase_has_work(Phase.AFTER_INFERENCE):
+            await run.run_phase(
+                Phase.AFTER_INFERENCE,
+                llm_response=result,
+                inference_cost=cost,
+                inference_model=upstream_model,
+                inference_provider=provider,
+                inference_duration_ms=duration_ms,
+            )
     except StateCancelled:
         return run.cancelled_step()
     termination = run.check_termination()
@@ -147,7 +149,8 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
         request.messages, request.tools = apply_transforms(
             request.messages, request.tools, [t.transform for t in transforms]
         )
-    shape_request(run, request)
+    if run.spec.output_schema is not None:
+        shape_request(run, request)
 
 
 async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
@@ -198,7 +201,7 @@ async def _continue_truncated(
 def _prompt_messages(run: LoopContext) -> list[Message]:
     system = run.system_message
     messages = [system, *run.messages] if system is not None else list(run.messages)
-    context_store = run.store.snapshot().get(ContextMessageStoreKey)
+    context_store = run.store.read(ContextMessageStoreKey)
     if context_store is None or not context_store.messages:
         return messages
     context = context_store.sorted_messages()
@@ -214,6 +217,10 @@ def _account(run: LoopContext, result: StreamResult) -> None:
     usage = result.usage
     if usage is None:
         return
-    run.record.input_tokens += max(usage.prompt_tokens or 0, 0)
-    run.record.output_tokens += max(usage.completion_tokens or 0, 0)
+    record = run.record
+    prompt, completion = usage.prompt_tokens, usage.completion_tokens
+    if prompt is not None and prompt > 0:
+        record.input_tokens += prompt
+    if completion is not None and completion > 0:
+        record.output_tokens += completion
     run.usage = usage if run.usage is None else run.usage + usage

@@ -79,7 +79,7 @@ async def _run(run: LoopContext) -> AgentRunResult:
         if params.is_continuation
         else RunLifecycleUpdate.start(run.identity.run_id)
     )
-    if params.is_continuation and run.store.snapshot().get(RunLifecycleKey) is None:
+    if params.is_continuation and run.store.read(RunLifecycleKey) is None:
         start = RunLifecycleUpdate.start(run.identity.run_id)
     run.store.commit(MutationBatch().update(RunLifecycleKey, start))
     try:
@@ -108,14 +108,18 @@ async def _run_body(run: LoopContext) -> TerminationReason:
     # ``run_start`` is journaled by that checkpoint and sent once it committed.
     run_start = run.run_start()
     try:
-        await run.checkpoint(events=[run_start])
+        if run.persists:
+            await run.checkpoint(events=[run_start])
     except BaseException:
         await run.emit_run_start()  # the stream still opens with it (journaled later)
         raise
-    await run.deliver(run_start)
-    await run.pipeline.replay_resumed()
+    if run.sink.wants_events:
+        await run.deliver(run_start)
+    if run.store.read(ToolCallStatesKey) is not None:
+        await run.pipeline.replay_resumed()
     try:
-        await run.run_phase(Phase.RUN_START)
+        if run.phase_has_work(Phase.RUN_START) or run.canceller.is_cancelled:
+            await run.run_phase(Phase.RUN_START)
     except StateCancelled:
         return TerminationReason.cancelled()
     if run.pipeline.suspended_calls():
@@ -133,8 +137,9 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
             return blocked
         run.steps += 1
         run.step_open = True
-        await run.emit(StepStart(message_id=new_id()))
-        if store.snapshot().get(ToolCallStatesKey) is not None:
+        if run.sink.wants_events:
+            await run.emit(StepStart(message_id=new_id()))
+        if store.read(ToolCallStatesKey) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         outcome, termination = await _execute_step(run)
         if outcome is not StepOutcome.CONTINUE and run.journal is not None:
@@ -152,7 +157,7 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         if drain_inbox(run):
             continue
         if outcome is StepOutcome.NATURAL_END:
-            pending = store.snapshot().get(PendingWorkKey)
+            pending = store.read(PendingWorkKey)
             if pending is not None and pending.has_pending:
                 store.commit(
                     MutationBatch().update(
@@ -170,7 +175,8 @@ async def _execute_step(run: LoopContext) -> StepResult:
     if run.canceller.is_cancelled:
         return run.cancelled_step()
     try:
-        await run.run_phase(Phase.STEP_START)
+        if run.phase_has_work(Phase.STEP_START):  # cancellation was checked just above
+            await run.run_phase(Phase.STEP_START)
     except StateCancelled:
         return run.cancelled_step()
     termination = run.check_termination()

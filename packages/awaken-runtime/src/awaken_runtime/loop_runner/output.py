@@ -37,7 +37,8 @@ _SKIPPED_RETRY = "Not executed: call other tools first, then final_result on its
 
 
 def _validator(run: LoopContext) -> OutputValidator | None:
-    return run.output.validator_for(run.spec.output_schema)
+    schema = run.spec.output_schema
+    return None if schema is None else run.output.validator_for(schema)
 
 
 def shape_request(run: LoopContext, request: InferenceRequest) -> None:

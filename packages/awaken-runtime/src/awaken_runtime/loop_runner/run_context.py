@@ -8,10 +8,8 @@ the step-boundary helpers (phase contexts, checkpoint, ``complete_step``).
 
 from __future__ import annotations
 
-import enum
 import logging
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
@@ -43,15 +41,16 @@ from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.context import ToolContext
-from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
 from awaken_runtime.loop_runner.history import last_assistant_text
 from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_inputs
 from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
+from awaken_runtime.loop_runner.steps import StepClock, StepOutcome, StepResult, done_batch
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.env import ExecutionEnv
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.policies.hook import stop_termination
 from awaken_runtime.registry.resolved import ResolvedAgent
 from awaken_runtime.run_journal import (
@@ -72,40 +71,43 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 
 
-def _step_index_of(run: LoopContext) -> Callable[[], int]:
-    """``run.step_index`` read through a weak reference: the tool pipeline ``run`` holds keeps
-    this, and a strong one would make each run's object graph a reference cycle that only the
-    cyclic GC frees."""
-    ref = weakref.ref(run)
-
-    def step_index() -> int:
-        alive = ref()
-        assert alive is not None, "the run's tool pipeline outlived its run"
-        return alive.step_index
-
-    return step_index
-
-
-class StepOutcome(enum.Enum):
-    """How a step ended."""
-
-    NATURAL_END = "natural_end"
-    CONTINUE = "continue"
-    TERMINATED = "terminated"
-    SUSPENDED = "suspended"
-
-
-#: A step's outcome and, when it terminated the run, why.
-StepResult = tuple[StepOutcome, TerminationReason | None]
-
-
-def done_batch(reason: str) -> MutationBatch:
-    """Mark the run lifecycle done with ``reason``."""
-    return MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.done(reason))
-
-
 class LoopContext:
     """State of one loop invocation (see the module docstring)."""
+
+    __slots__ = (
+        "_attempt",
+        "_owed_skip",
+        "_persisted",
+        "agent",
+        "base_agent",
+        "canceller",
+        "clock",
+        "continuations",
+        "descriptors",
+        "emit",
+        "env",
+        "hooks",
+        "identity",
+        "input_message_count",
+        "journal",
+        "messages",
+        "output",
+        "params",
+        "pending_decisions",
+        "persists",
+        "phase",
+        "phase_ctx",
+        "pipeline",
+        "record",
+        "resume",
+        "sink",
+        "spec",
+        "step_open",
+        "store",
+        "system_message",
+        "tools",
+        "usage",
+    )
 
     def __init__(self, params: AgentLoopParams) -> None:
         self.params = params
@@ -115,7 +117,6 @@ class LoopContext:
             if params.input_message_count is not None
             else len(params.messages)
         )
-        self.steps = 0
         self.continuations = 0
         self.usage: TokenUsage | None = None
         self.step_open = False
@@ -131,20 +132,44 @@ class LoopContext:
                 else 0
             ),
         )
+        self.clock = StepClock(self.record.base_steps)
         self.pending_decisions: DecisionBatch = []
         self.output = OutputState()
-        # set by activate
+        # The run's fixed parts, read as plain attributes on the hot path.
+        self.phase: PhaseRuntime = params.runtime
+        """The run's phase runtime."""
+        self.store: StateStore = params.runtime.store
+        """The run's state store."""
+        self.identity: RunIdentity = params.run_identity
+        """The run's identity."""
+        self.messages: list[Message] = params.messages
+        """The conversation (history plus this run's messages), appended to in place."""
+        self.sink: EventSink = params.sink
+        """Where the run's events go (through the journal when the run records one)."""
+        self.persists = params.checkpoint_store is not None or params.scoped_state is not None
+        """Whether :meth:`checkpoint` writes anything (a checkpoint or a profile store)."""
+        self.emit: Callable[[AgentEvent], Awaitable[None]] = params.sink.emit
+        """Send one event to :attr:`sink` (its bound ``emit``: no wrapper per event). Events
+        are built only when ``sink.wants_events``."""
+        # set by activate: the active agent and what is derived from it
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
+        self.spec: AgentSpec
+        self.env: ExecutionEnv
+        self.hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
+        """The active hooks per phase (phases without one are absent)."""
         self.tools: dict[str, Tool]
+        self.descriptors: list[ToolDescriptor]
+        """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
+        self.phase_ctx: Callable[..., PhaseContext]
+        """A context for a phase over the current snapshot (``ToolContext.phase_ctx``)."""
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
         self.resume: ResumePoint | None = params.resume
         self._attempt: AttemptRecord | None = None
         self._owed_skip = False
-        self._sink: EventSink = params.sink
 
     async def open_journal(self) -> None:
         """Record into the run's journal (a journaled checkpoint store only); a continued
@@ -165,7 +190,8 @@ class LoopContext:
             raise LoopStorageFailed(str(exc)) from exc
         self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
-        self._sink = JournalingSink(self.params.sink, self.journal)
+        self.sink = JournalingSink(self.params.sink, self.journal)
+        self.emit = self.sink.emit
 
     def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
         """Journal the control-channel entries the run just took (replay feeds them again)."""
@@ -183,68 +209,38 @@ class LoopContext:
             _log.warning("journal flush of %s failed: %s", self.identity.run_id, exc)
 
     @property
+    def steps(self) -> int:
+        """Steps taken by this attempt."""
+        return self.clock.steps
+
+    @steps.setter
+    def steps(self, value: int) -> None:
+        self.clock.steps = value
+
+    @property
     def step_index(self) -> int:
         """The 0-based index of the current step across the run's attempts."""
-        return self.record.base_steps + max(self.steps - 1, 0)
-
-    # ------------------------------------------------------------------ the request
-    @property
-    def phase(self) -> PhaseRuntime:
-        """The run's phase runtime."""
-        return self.params.runtime
-
-    @property
-    def store(self) -> StateStore:
-        """The run's state store."""
-        return self.params.runtime.store
-
-    @property
-    def sink(self) -> EventSink:
-        """Where the run's events go (through the journal when the run records one)."""
-        return self._sink
-
-    @property
-    def identity(self) -> RunIdentity:
-        """The run's identity."""
-        return self.params.run_identity
-
-    @property
-    def messages(self) -> list[Message]:
-        """The conversation (history plus this run's messages), appended to in place."""
-        return self.params.messages
-
-    @property
-    def spec(self) -> AgentSpec:
-        """The active agent's spec."""
-        return self.agent.spec
-
-    @property
-    def env(self) -> ExecutionEnv:
-        """The active agent's hooks, plugins and transforms."""
-        return self.agent.env
-
-    @property
-    def executor(self) -> ToolExecutor:
-        """The active agent's tool executor."""
-        return self.agent.tool_executor
+        return self.clock.index()
 
     # ------------------------------------------------------------------ phases
-    def phase_ctx(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> PhaseContext:
-        """A context for ``phase`` over the current snapshot."""
-        return self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
-
     async def run_phase(self, phase: Phase, *, with_token: bool = True, **extra: Any) -> None:
         """GATHER + EXECUTE of ``phase``; skipped when it has no hooks and no queued actions.
 
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
-        if not self.env.phase_hooks.get(phase) and not self.store.snapshot().get_raw(
-            _PENDING_ACTIONS
-        ):
+        hooks = self.hooks.get(phase)
+        if not hooks and not self.store.read_raw(_PENDING_ACTIONS):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        await self.phase.run_phase(self.env, self.phase_ctx(phase, with_token=with_token, **extra))
+        await self.phase.run_phase(
+            self.env, self.phase_ctx(phase, with_token=with_token, **extra), hooks or ()
+        )
+
+    def phase_has_work(self, phase: Phase) -> bool:
+        """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
+        checks the cancellation (callers skip the await when that was just checked)."""
+        return phase in self.hooks or bool(self.store.read_raw(_PENDING_ACTIONS))
 
     async def observe_phase(self, phase: Phase, **extra: Any) -> None:
         """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
@@ -253,10 +249,6 @@ class LoopContext:
             await self.run_phase(phase, with_token=False, **extra)
         except Exception as exc:
             _log.warning("%s phase of %s failed: %s", phase.value, self.identity.run_id, exc)
-
-    async def emit(self, event: AgentEvent) -> None:
-        """Send one event to the run's sink."""
-        await self.sink.emit(event)
 
     async def deliver(self, event: AgentEvent) -> None:
         """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
@@ -287,12 +279,12 @@ class LoopContext:
 
     def lifecycle(self) -> RunLifecycleState:
         """The current run lifecycle (default when absent)."""
-        value = self.store.snapshot().get(RunLifecycleKey)
+        value = self.store.read(RunLifecycleKey)
         return value if value is not None else RunLifecycleKey.default()
 
     def check_termination(self) -> TerminationReason | None:
         """A termination requested through the lifecycle (done, or waiting on decisions)."""
-        lifecycle = self.store.snapshot().get(RunLifecycleKey)
+        lifecycle = self.store.read(RunLifecycleKey)
         if lifecycle is None:
             return None
         if lifecycle.status is RunStatus.DONE:
@@ -323,6 +315,9 @@ class LoopContext:
     def activate(self, agent: ResolvedAgent) -> None:
         """Make ``agent`` the active agent: tools (plus frontend tools), keys, plugins."""
         self.agent = agent
+        self.spec = agent.spec
+        self.env = agent.env
+        self.hooks = agent.active_phase_hooks()
         tools = agent.tools
         frontend = self.params.frontend_tools
         if frontend:
@@ -330,18 +325,28 @@ class LoopContext:
             for descriptor in frontend:
                 tools[descriptor.id] = FrontEndTool(descriptor)
         self.tools = tools
+        self.descriptors = (
+            agent.tool_descriptors()
+            if tools is agent.tools
+            else sorted((t.descriptor() for t in tools.values()), key=lambda d: d.id)
+        )
         store = self.store
-        store.register_keys(agent.env.key_registrations)
-        batch = MutationBatch()
-        for plugin in agent.env.plugins:
-            plugin.on_activate(agent.spec, batch)
-        if not batch.is_empty:
-            store.commit(batch)
+        env = agent.env
+        if not store.shares(env.run_registrations):  # a store of new_run_state has them
+            store.register_keys(env.key_registrations)
+        activating = env.plugins_overriding("on_activate")
+        if activating:
+            batch = MutationBatch()
+            for plugin in activating:
+                plugin.on_activate(agent.spec, batch)
+            if not batch.is_empty:
+                store.commit(batch)
         prompt = agent.spec.system_prompt
         self.system_message = (
             Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
-        self.pipeline = ToolPipeline(
+        rides = finish_can_ride(self.hooks, self.params.scoped_state)  # see run_journal
+        self.pipeline = pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
                 env=agent.env,
@@ -355,20 +360,16 @@ class LoopContext:
                 canceller=self.canceller,
                 token=self.params.cancellation_token,
                 profile_store=self.params.profile_store,
-                descriptors=self.agent_tool_descriptors(),
+                descriptors=self.descriptors,
+                hooks=self.hooks,
                 journal=(
-                    ToolJournal(
-                        self.journal,
-                        self.resume,
-                        _step_index_of(self),
-                        store,
-                        finish_can_ride(agent.env.phase_hooks, self.params.scoped_state),
-                    )
+                    ToolJournal(self.journal, self.resume, self.clock.index, store, rides)
                     if self.journal is not None or self.resume is not None
                     else None
                 ),
             )
         )
+        self.phase_ctx = pipeline.ctx.phase_ctx
 
     def apply_handoff(self) -> TerminationReason | None:
         """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""
@@ -382,7 +383,7 @@ class LoopContext:
             self.store.commit(done_batch(f"blocked:{reason}"))
             return TerminationReason.blocked(reason)
         batch = MutationBatch()
-        for plugin in self.env.plugins:
+        for plugin in self.env.plugins_overriding("on_deactivate"):
             plugin.on_deactivate(batch)
         if not batch.is_empty:
             self.store.commit(batch)
@@ -390,10 +391,9 @@ class LoopContext:
         return None
 
     def agent_tool_descriptors(self) -> list[ToolDescriptor]:
-        """Descriptors offered to the model (agent tools plus frontend tools), sorted by id."""
-        if self.tools is self.agent.tools:
-            return self.agent.tool_descriptors()
-        return sorted((t.descriptor() for t in self.tools.values()), key=lambda d: d.id)
+        """Descriptors offered to the model (agent tools plus frontend tools), sorted by id
+        (computed once per activation; a fresh list each call)."""
+        return list(self.descriptors)
 
     # ------------------------------------------------------------------ step boundaries
     def run_start(self) -> RunStart:
@@ -422,14 +422,17 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        if self.journal is not None and self.store.snapshot().get_raw(_PENDING_ACTIONS):
-            await self.journal.flush_held()  # the step-end phase runs actions first
-        await self.run_phase(Phase.STEP_END, with_token=False)
-        if checkpoint:
+        if self.phase_has_work(Phase.STEP_END):
+            if self.journal is not None and self.store.read_raw(_PENDING_ACTIONS):
+                await self.journal.flush_held()  # the step-end phase runs actions first
+            await self.run_phase(Phase.STEP_END, with_token=False)
+        if checkpoint and self.persists:
             await self.checkpoint()
-        await self.emit_state_snapshot()
+        if self.sink.wants_state_snapshots:
+            await self.emit(StateSnapshot(snapshot=self.persisted()))
         self.step_open = False
-        await self.emit(StepEnd())
+        if self.sink.wants_events:
+            await self.emit(StepEnd())
 
     async def checkpoint(
         self,
@@ -474,10 +477,8 @@ class LoopContext:
                 step = StepCheckpoint(self.identity.thread_id, self.messages, record, [])
                 step.first = any(isinstance(event, RunStart) for event in events)
                 step.termination, step.response = termination, response
-                request = self.params.request
-                await journal.checkpoint(
-                    target, step, request.checkpoint_writer if request else None
-                )
+                writer = self.params.request.checkpoint_writer if self.params.request else None
+                await journal.checkpoint(target, step, writer)
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:

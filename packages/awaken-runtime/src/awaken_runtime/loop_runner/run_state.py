@@ -24,6 +24,6 @@ def new_run_state(agent: ResolvedAgent) -> PhaseRuntime:
         registrations = env.run_registrations = first.registrations()
     store = StateStore.sharing(registrations)
     phase = PhaseRuntime(store)
-    for plugin in env.plugins:
+    for plugin in env.plugins_overriding("bind_runtime_context"):
         plugin.bind_runtime_context(store, None)
     return phase

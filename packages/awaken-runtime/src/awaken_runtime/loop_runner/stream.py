@@ -9,10 +9,9 @@ drops every tool call and reports ``EndTurn``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 import msgspec
-from awaken_contract.contract.content import AnyContentBlock, TextBlock
+from awaken_contract.codec import encode_json
+from awaken_contract.contract.content import AnyContentBlock, TextBlock, ThinkingBlock
 from awaken_contract.contract.event import (
     AgentEvent,
     ReasoningDelta,
@@ -22,7 +21,7 @@ from awaken_contract.contract.event import (
     ToolCallStart,
 )
 from awaken_contract.contract.event_sink import EventSink
-from awaken_contract.contract.executor import InferenceRequest, LlmExecutor, stream_events_of
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import (
     ContentBlockStopChunk,
     LlmStreamEvent,
@@ -63,6 +62,61 @@ class StreamCollector:
             if text:
                 self.content.append(TextBlock(text=text))
 
+    def take(self, event: LlmStreamEvent) -> AgentEvent | None:
+        """Collect one stream event; the event to forward for it, if any."""
+        if isinstance(event, TextDeltaChunk):
+            self._text.append(event.delta)
+            return TextDelta(delta=event.delta)
+        if isinstance(event, ToolCallDeltaChunk):
+            entry = self.calls.get(event.id)
+            if entry is None:
+                return None
+            entry[1].append(event.args_delta)
+            return ToolCallDelta(id=event.id, args_delta=event.args_delta)
+        if isinstance(event, ToolCallStartChunk):
+            if event.id not in self.calls:
+                self.calls[event.id] = (event.name, [])
+            return ToolCallStart(id=event.id, name=event.name)
+        if isinstance(event, ReasoningDeltaChunk):
+            return ReasoningDelta(delta=event.delta)
+        if isinstance(event, UsageChunk):
+            self.usage = event.usage
+        elif isinstance(event, StopChunk):
+            self.stop_reason = event.stop_reason
+        elif isinstance(event, ContentBlockStopChunk):
+            self.flush_text()
+        return None
+
+    def take_result(self, result: StreamResult, *, forward: bool = True) -> list[AgentEvent]:
+        """Collect the collected result of an executor that does not stream: the same state
+        and events as :meth:`take` of every event of ``stream_events_of(result)``, without
+        building those events (``forward=False``: no events, for a sink that drops them)."""
+        events: list[AgentEvent] = []
+        for block in result.content:
+            if isinstance(block, TextBlock):
+                if block.text:
+                    self._text.append(block.text)
+                    if forward:
+                        events.append(TextDelta(delta=block.text))
+            elif forward and isinstance(block, ThinkingBlock) and block.thinking:
+                events.append(ReasoningDelta(delta=block.thinking))
+        calls = self.calls
+        for call in result.tool_calls:
+            call_id = call.id
+            arguments = encode_json(call.arguments).decode()
+            entry = calls.get(call_id)
+            if entry is None:
+                entry = calls[call_id] = (call.name, [])
+            entry[1].append(arguments)
+            if forward:
+                events.append(ToolCallStart(id=call_id, name=call.name))
+                events.append(ToolCallDelta(id=call_id, args_delta=arguments))
+        if result.usage is not None:
+            self.usage = result.usage
+        if result.stop_reason is not None:
+            self.stop_reason = result.stop_reason
+        return events
+
     async def finish(self, sink: EventSink, cancelled: bool) -> StreamResult:
         """Build the result; emits ``tool_call_ready`` for every parsed call."""
         self.flush_text()
@@ -76,6 +130,7 @@ class StreamCollector:
             )
         tool_calls: list[ToolCall] = []
         incomplete = False
+        forward = sink.wants_events
         for call_id, (name, parts) in self.calls.items():
             try:
                 arguments = parse_tool_arguments(parts)
@@ -83,7 +138,8 @@ class StreamCollector:
                 incomplete = True
                 continue
             tool_calls.append(ToolCall(call_id, name, arguments))
-            await sink.emit(ToolCallReady(id=call_id, name=name, arguments=arguments))
+            if forward:
+                await sink.emit(ToolCallReady(id=call_id, name=name, arguments=arguments))
         return StreamResult(
             content=self.content,
             tool_calls=tool_calls,
@@ -99,41 +155,19 @@ async def consume_stream(
     """Read ``executor.stream(request)`` into ``out``, forwarding deltas to ``sink`` (an
     executor that does not stream is called directly: the same events, no async generator)."""
     emit = sink.emit
+    wanted = sink.wants_events
     if not executor.streams():
-        for event in stream_events_of(await executor.execute(request)):
-            await _take(event, out, emit)
+        for delta in out.take_result(await executor.execute(request), forward=wanted):
+            await emit(delta)
         return
     stream = executor.stream(request)
     try:
+        take = out.take
         async for event in stream:
-            await _take(event, out, emit)
+            forward = take(event)
+            if forward is not None and wanted:
+                await emit(forward)
     finally:
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             await aclose()
-
-
-async def _take(
-    event: LlmStreamEvent, out: StreamCollector, emit: Callable[[AgentEvent], Awaitable[None]]
-) -> None:
-    """Collect one stream event into ``out`` and forward its delta."""
-    if isinstance(event, TextDeltaChunk):
-        out._text.append(event.delta)
-        await emit(TextDelta(delta=event.delta))
-    elif isinstance(event, ToolCallDeltaChunk):
-        entry = out.calls.get(event.id)
-        if entry is not None:
-            entry[1].append(event.args_delta)
-            await emit(ToolCallDelta(id=event.id, args_delta=event.args_delta))
-    elif isinstance(event, ToolCallStartChunk):
-        if event.id not in out.calls:
-            out.calls[event.id] = (event.name, [])
-        await emit(ToolCallStart(id=event.id, name=event.name))
-    elif isinstance(event, ReasoningDeltaChunk):
-        await emit(ReasoningDelta(delta=event.delta))
-    elif isinstance(event, UsageChunk):
-        out.usage = event.usage
-    elif isinstance(event, StopChunk):
-        out.stop_reason = event.stop_reason
-    elif isinstance(event, ContentBlockStopChunk):
-        out.flush_text()

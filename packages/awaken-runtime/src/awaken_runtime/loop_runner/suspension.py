@@ -81,7 +81,8 @@ async def suspend_and_wait(run: LoopContext, *, step_open: bool) -> TerminationR
 def _ready_to_replay(run: LoopContext, batch: DecisionBatch) -> bool:
     """Collect decisions; with batch approval wait until every suspended call has one."""
     run.pending_decisions.extend(batch)
-    if run.executor.decision_replay_policy() is not DecisionReplayPolicy.BATCH_ALL_SUSPENDED:
+    policy = run.agent.tool_executor.decision_replay_policy()
+    if policy is not DecisionReplayPolicy.BATCH_ALL_SUSPENDED:
         return True
     targets = {target for target, _ in run.pending_decisions}
     return all(

@@ -19,9 +19,10 @@ __all__ = ["tools_phase"]
 
 async def tools_phase(run: LoopContext, result: StreamResult) -> StepResult:
     """Append the assistant message and execute its tool calls."""
-    settled = await settle_output(run, result)
-    if settled is not None:
-        return settled  # a structured answer: accepted, or sent back with the errors
+    if run.spec.output_schema is not None:
+        settled = await settle_output(run, result)
+        if settled is not None:
+            return settled  # a structured answer: accepted, or sent back with the errors
     text = result.text
     if not result.tool_calls:
         run.messages.append(Message.assistant(text))

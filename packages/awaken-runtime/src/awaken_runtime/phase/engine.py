@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -108,13 +110,57 @@ _PHASE_RUNTIME_KEYS = (
 )
 
 
-async def _run_in_turn(hooks: list[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
+async def _run_in_turn(hooks: Sequence[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
     """Every hook's command, each hook awaited in turn on the same frozen snapshot.
 
     Hooks only read ``ctx`` (its snapshot is immutable) and return commands, so running them one
     after the other gives the commands a concurrent ``gather`` would, without a task per hook;
     the commands are merged (and conflicts detected) afterwards exactly as before."""
-    return [await h.hook.run(ctx) for h in hooks]
+    return [await h.run(ctx) for h in hooks]
+
+
+class _RunMutex:
+    """``asyncio.Lock`` semantics (FIFO hand-over, cancellation safe), taken without an
+    await when free: the engine takes it several times per step (``if not
+    lock.try_acquire(): await lock.acquire()``, then ``lock.release()``)."""
+
+    __slots__ = ("_waiters", "locked")
+
+    def __init__(self) -> None:
+        self.locked = False
+        self._waiters: deque[asyncio.Future[None]] | None = None  # made when contended
+
+    def try_acquire(self) -> bool:
+        """Take the lock when it is free (no await); ``False`` when it is held."""
+        if self.locked:
+            return False
+        self.locked = True
+        return True
+
+    async def acquire(self) -> None:
+        """Wait for the lock (handed over in arrival order by :meth:`release`)."""
+        if self.try_acquire():
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = deque()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # it was handed to us just before the cancellation: pass it on
+            raise
+
+    def release(self) -> None:
+        """Hand the lock to the first live waiter, else free it."""
+        waiters = self._waiters
+        while waiters:  # None or empty: nobody waits
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self.locked = False
 
 
 class PhaseRuntime:
@@ -129,36 +175,64 @@ class PhaseRuntime:
     def __init__(self, store: StateStore, *, max_rounds: int = DEFAULT_MAX_PHASE_ROUNDS) -> None:
         self.store = store
         self.max_rounds = max_rounds
-        self._lock = asyncio.Lock()
+        self._lock = _RunMutex()
         self._next_id = 1
         if not store.is_registered(_PENDING):
             store.register_keys(_PHASE_RUNTIME_KEYS)
 
     # ------------------------------------------------------------------ public API
 
-    async def run_phase(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
+    async def run_phase(
+        self,
+        env: ExecutionEnv,
+        ctx: PhaseContext,
+        hooks: Sequence[TaggedPhaseHook] | None = None,
+    ) -> PhaseRunReport:
         """GATHER then EXECUTE for ``ctx.phase``; raises ``StateCancelled`` when the context's
-        token is cancelled at entry or between the two stages."""
+        token is cancelled at entry or between the two stages. ``hooks`` are the phase's
+        active hooks when the caller already has them (else taken from ``env``)."""
         token = ctx.cancellation_token
         if token is not None and token.is_cancelled:
             raise StateCancelled()
-        async with self._lock:
-            effects = await self._gather(env, ctx)
+        lock = self._lock
+        if not lock.try_acquire():
+            await lock.acquire()
+        try:
+            if hooks is None:
+                hooks = self._hooks(env, ctx)
+            effects = await self._gather(env, ctx, hooks) if hooks else None
             if token is not None and token.is_cancelled:
                 raise StateCancelled()
-            report = await self._execute(env, ctx)
-            report.effect_report.add(effects)
+            if self.store.read_raw(_PENDING):
+                report = await self._execute(env, ctx)
+            else:
+                report = PhaseRunReport(ctx.phase, rounds=1)  # nothing queued: one empty round
+            if effects is not None:
+                report.effect_report.add(effects)
             return report
+        finally:
+            lock.release()
 
     async def run_execute_loop(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
         """EXECUTE only (no hooks, no cancellation checks)."""
-        async with self._lock:
+        lock = self._lock
+        if not lock.try_acquire():
+            await lock.acquire()
+        try:
             return await self._execute(env, ctx)
+        finally:
+            lock.release()
 
-    async def collect_commands(self, env: ExecutionEnv, ctx: PhaseContext) -> StateCommand:
+    async def collect_commands(
+        self,
+        env: ExecutionEnv,
+        ctx: PhaseContext,
+        hooks: Sequence[TaggedPhaseHook] | None = None,
+    ) -> StateCommand:
         """Run the phase's hooks on the current snapshot and merge their commands without
         committing; an Exclusive overlap raises ``ParallelMergeConflict``."""
-        hooks = self._hooks(env, ctx)
+        if hooks is None:
+            hooks = self._hooks(env, ctx)
         merged = StateCommand()
         if not hooks:
             return merged
@@ -168,15 +242,31 @@ class PhaseRuntime:
         commands = await _run_in_turn(hooks, ctx)
         strategy = self.store.strategy
         for command in commands:
-            if command.patch.base_revision is None and not command.is_empty:
-                command.patch.base_revision = snap.revision
+            patch = command.patch
+            if patch.base_revision is None:
+                if command.is_empty:
+                    continue  # merging it changes nothing
+                patch.base_revision = snap.revision
             merged.merge_parallel(command, strategy)
         return merged
 
     async def submit_command(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
         """Validate, enqueue actions, commit, then dispatch effects (under the lock)."""
-        async with self._lock:
+        lock = self._lock
+        if not lock.try_acquire():
+            await lock.acquire()
+        try:
             return await self._submit(env, command)
+        finally:
+            lock.release()
+
+    def submit_now(self, env: ExecutionEnv, command: StateCommand) -> int | None:
+        """:meth:`submit_command` without an await when nothing needs one (no effects to
+        dispatch, the engine idle): the new revision; ``None`` when the caller must await
+        :meth:`submit_command` instead."""
+        if command.effects or self._lock.locked:
+            return None
+        return self._commit(env, command)[0]
 
     def next_id(self) -> int:
         """The next action/effect id (monotonic from 1)."""
@@ -187,7 +277,7 @@ class PhaseRuntime:
     # ------------------------------------------------------------------ internals
 
     @staticmethod
-    def _hooks(env: ExecutionEnv, ctx: PhaseContext) -> list[TaggedPhaseHook]:
+    def _hooks(env: ExecutionEnv, ctx: PhaseContext) -> Sequence[TaggedPhaseHook]:
         hooks = env.phase_hooks.get(ctx.phase)
         if not hooks:
             return []
@@ -197,6 +287,25 @@ class PhaseRuntime:
         return [h for h in hooks if h.plugin_id in active]
 
     async def _submit(self, env: ExecutionEnv, command: StateCommand) -> SubmitReport:
+        revision, effects = self._commit(env, command)
+        report = EffectReport()
+        if effects:
+            await self._dispatch_effects(env, effects, report)
+        return SubmitReport(revision, report)
+
+    async def _submit_effects(
+        self, env: ExecutionEnv, command: StateCommand
+    ) -> EffectReport | None:
+        """:meth:`_submit`'s effect report only (``None``: the command had no effects)."""
+        _, effects = self._commit(env, command)
+        if not effects:
+            return None
+        report = EffectReport()
+        await self._dispatch_effects(env, effects, report)
+        return report
+
+    def _commit(self, env: ExecutionEnv, command: StateCommand) -> tuple[int, list[Any]]:
+        """Validate, enqueue the actions, commit: the revision and the effects to dispatch."""
         actions = command.scheduled_actions
         effects = command.effects
         if actions:
@@ -219,11 +328,7 @@ class PhaseRuntime:
             for _ in effects:
                 self.next_id()
             command.effects = []
-        revision = self.store.commit(patch)
-        report = EffectReport()
-        if effects:
-            await self._dispatch_effects(env, effects, report)
-        return SubmitReport(revision, report)
+        return self.store.commit(patch), effects
 
     async def _dispatch_effects(
         self, env: ExecutionEnv, effects: list[Any], report: EffectReport
@@ -245,23 +350,29 @@ class PhaseRuntime:
             else:
                 report.dispatched += 1
 
-    async def _gather(self, env: ExecutionEnv, ctx: PhaseContext) -> EffectReport:
-        report = EffectReport()
-        hooks = self._hooks(env, ctx)
+    async def _gather(
+        self, env: ExecutionEnv, ctx: PhaseContext, hooks: Sequence[TaggedPhaseHook]
+    ) -> EffectReport | None:
+        """Run the hooks and commit their commands; the effects' report (``None``: nothing
+        was submitted)."""
         if not hooks:
-            return report
+            return None
         store = self.store
         snap = store.snapshot()
         if ctx.snapshot is not snap:
             ctx = ctx.with_snapshot(snap)
         if len(hooks) == 1:
-            command = await hooks[0].hook.run(ctx)
-            if not command.is_empty:
-                if command.patch.base_revision is None:
-                    command.patch.base_revision = snap.revision
-                report.add((await self._submit(env, command)).effect_report)
-            return report
+            command = await hooks[0].run(ctx)
+            if command.is_empty:
+                return None
+            if command.patch.base_revision is None:
+                command.patch.base_revision = snap.revision
+            if not command.effects:
+                self._commit(env, command)
+                return None
+            return await self._submit_effects(env, command)
 
+        report = EffectReport()
         results = await _run_in_turn(hooks, ctx)
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
@@ -295,7 +406,7 @@ class PhaseRuntime:
             report.add((await self._submit(env, batch)).effect_report)
         for index in deferred:
             fresh = store.snapshot()
-            command = await hooks[index].hook.run(ctx.with_snapshot(fresh))
+            command = await hooks[index].run(ctx.with_snapshot(fresh))
             if command.is_empty:
                 continue
             if command.patch.base_revision is None:
@@ -321,15 +432,17 @@ class PhaseRuntime:
 
     async def _execute(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
         phase = ctx.phase
-        report = PhaseRunReport(phase)
         store = self.store
+        if not store.read_raw(_PENDING):
+            return PhaseRunReport(phase, rounds=1)  # nothing queued: one empty round
+        report = PhaseRunReport(phase)
         handlers = env.action_handlers
         rounds = 0
         while True:
             rounds += 1
             if rounds > self.max_rounds:
                 raise PhaseRunLoopExceeded(phase, self.max_rounds)
-            queue: list[ScheduledActionEnvelope] | None = store.snapshot().get_raw(_PENDING)
+            queue: list[ScheduledActionEnvelope] | None = store.read_raw(_PENDING)
             if not queue:
                 break
             matching = [e for e in queue if e.action.phase == phase and e.action.key in handlers]

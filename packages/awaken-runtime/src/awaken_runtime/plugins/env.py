@@ -37,6 +37,7 @@ class ExecutionEnv:
     """Hooks per phase, handlers, transforms, plugin tools and keys of one resolved agent."""
 
     __slots__ = (
+        "_lifecycle_plugins",
         "action_handlers",
         "config_schemas",
         "effect_handlers",
@@ -63,6 +64,7 @@ class ExecutionEnv:
         self.config_schemas: dict[str, list[ConfigSchema]] = {}
         self.run_registrations: dict[str, KeyRegistration] | None = None
         """Every key a run's store starts with, by name (built once by ``new_run_state``)."""
+        self._lifecycle_plugins: dict[str, list[Plugin]] = {}
 
     @classmethod
     def empty(cls) -> ExecutionEnv:
@@ -117,6 +119,17 @@ class ExecutionEnv:
                     raise ToolAlreadyRegistered(tool_id)
                 env.tools[tool_id] = tool
         return env
+
+    def plugins_overriding(self, method: str) -> list[Plugin]:
+        """The plugins (in order) whose class overrides ``Plugin.<method>`` (one of the no-op
+        lifecycle callbacks ``on_activate``, ``on_deactivate``, ``bind_runtime_context``): a
+        run calls only those. Computed once per environment."""
+        found = self._lifecycle_plugins.get(method)
+        if found is None:
+            base = getattr(Plugin, method)
+            found = [p for p in self.plugins if getattr(type(p), method, base) is not base]
+            self._lifecycle_plugins[method] = found
+        return found
 
     def hooks_for_phase(self, phase: Phase) -> list[TaggedPhaseHook]:
         """Phase hooks of ``phase`` in registration order."""

@@ -85,11 +85,19 @@ class KeyRegistration(msgspec.Struct, frozen=True):
 
 
 class TaggedPhaseHook(msgspec.Struct, frozen=True):
-    """A phase hook with the id of the plugin that registered it."""
+    """A phase hook with the id of the plugin that registered it; ``run`` is what the phase
+    engine awaits (``hook.runner()``)."""
 
     plugin_id: str
     phase: Phase
     hook: PhaseHook
+    run: PhaseHookFn
+
+    @classmethod
+    def of(cls, plugin_id: str, phase: Phase, hook: PhaseHook | PhaseHookFn) -> TaggedPhaseHook:
+        """Tag ``hook`` (a :class:`PhaseHook` or a plain ``async def hook(ctx)``)."""
+        wrapped = PhaseHook.of(hook)
+        return cls(plugin_id, phase, wrapped, wrapped.runner())
 
 
 class TaggedToolGateHook(msgspec.Struct, frozen=True):
@@ -177,7 +185,7 @@ class RuntimePluginRegistrar(PluginRegistrar):
     def register_phase_hook(
         self, plugin_id: str, phase: Phase, hook: PhaseHook | PhaseHookFn
     ) -> None:
-        self.phase_hooks.append(TaggedPhaseHook(plugin_id, phase, PhaseHook.of(hook)))
+        self.phase_hooks.append(TaggedPhaseHook.of(plugin_id, phase, hook))
 
     def register_tool_gate_hook(self, plugin_id: str, hook: ToolGateHook) -> None:
         self.tool_gate_hooks.append(TaggedToolGateHook(plugin_id, hook))

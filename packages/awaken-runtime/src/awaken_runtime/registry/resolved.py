@@ -8,10 +8,11 @@ built from the agent's plugins plus the runtime's default plugins (:func:`build_
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolExecutionMode
+from awaken_contract.model import Phase
 from awaken_contract.plugin import Plugin
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 
@@ -23,6 +24,7 @@ from awaken_runtime.execution.executor import (
 )
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.loop_actions import LoopActionHandlersPlugin
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.policies.plugin import MaxRoundsPlugin
 
 __all__ = ["AgentResolver", "ResolvedAgent", "build_agent_env", "default_plugins"]
@@ -36,6 +38,7 @@ class ResolvedAgent:
 
     __slots__ = (
         "_descriptors",
+        "_hooks",
         "env",
         "llm_executor",
         "model",
@@ -67,6 +70,7 @@ class ResolvedAgent:
         self.env = env if env is not None else build_agent_env(self.plugins, self)
         self.model = model
         self._descriptors: tuple[ToolDescriptor, ...] | None = None
+        self._hooks: _ActiveHooks | None = None
 
     @classmethod
     def new(
@@ -130,6 +134,16 @@ class ResolvedAgent:
             )
         return self._descriptors
 
+    def active_phase_hooks(self) -> Mapping[Phase, Sequence[TaggedPhaseHook]]:
+        """The hooks that run per phase: the environment's, filtered by the spec's
+        ``active_hook_filter`` as the phase engine filters them (phases without one are
+        absent). Computed once per environment and spec, shared by copies."""
+        cached = self._hooks
+        env, spec = self.env, self.spec
+        if cached is None or cached.env is not env or cached.spec is not spec:
+            cached = self._hooks = _ActiveHooks(env, spec)
+        return cached.by_phase
+
     def copy(self) -> ResolvedAgent:
         """A shallow copy whose tool map can be changed independently (the descriptor cache is
         kept: resolving an agent per run does not rebuild its tools' descriptors)."""
@@ -144,6 +158,8 @@ class ResolvedAgent:
             model=self.model,
         )
         clone._descriptors = self._cached_descriptors()  # same tools: still valid
+        self.active_phase_hooks()
+        clone._hooks = self._hooks  # same env and spec (checked on use)
         return clone
 
     def __repr__(self) -> str:
@@ -151,6 +167,23 @@ class ResolvedAgent:
             f"ResolvedAgent(id={self.spec.id!r}, model={self.upstream_model!r}, "
             f"tools={sorted(self.tools)}, executor={self.tool_executor.name()!r})"
         )
+
+
+class _ActiveHooks:
+    """:meth:`ResolvedAgent.active_phase_hooks` of one (env, spec) pair."""
+
+    __slots__ = ("by_phase", "env", "spec")
+
+    def __init__(self, env: ExecutionEnv, spec: AgentSpec) -> None:
+        self.env = env
+        self.spec = spec
+        active = spec.active_hook_filter
+        by_phase: dict[Phase, Sequence[TaggedPhaseHook]] = {}
+        for phase, hooks in env.phase_hooks.items():
+            kept = [h for h in hooks if h.plugin_id in active] if active else hooks
+            if kept:
+                by_phase[phase] = kept
+        self.by_phase = by_phase
 
 
 def default_plugins(agent: ResolvedAgent | AgentSpec) -> list[Plugin]:
@@ -178,3 +211,8 @@ class AgentResolver(abc.ABC):
     @abc.abstractmethod
     def resolve(self, agent_id: str) -> ResolvedAgent:
         """Resolve ``agent_id``; failures raise a ``ResolveError`` / ``AgentRuntimeError``."""
+
+    def resolve_for_run(self, agent_id: str) -> ResolvedAgent:
+        """The agent one run starts with; the run only reads it, so a resolver may hand every
+        run the same instance (default: :meth:`resolve`)."""
+        return self.resolve(agent_id)

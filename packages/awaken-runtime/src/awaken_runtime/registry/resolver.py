@@ -110,16 +110,21 @@ class RegistryResolver(AgentResolver):
 
     def resolve(self, agent_id: str) -> ResolvedAgent:
         """Resolve ``agent_id`` (raises a ``ResolveError``)."""
+        return self.resolve_for_run(agent_id).copy()
+
+    def resolve_for_run(self, agent_id: str) -> ResolvedAgent:
+        """The cached resolution of ``agent_id`` itself (runs only read it; rebuilt when the
+        registries or the spec changed)."""
         registries = self.registries
         spec = registries.agents.get(agent_id)
         if spec is None:
             raise ResolveAgentNotFound(agent_id)
         cached = self._cache.get(agent_id)
         if cached is not None and cached[0] == registries.version and cached[1] is spec:
-            return cached[2].copy()
+            return cached[2]
         agent = self._resolve(spec)
         self._cache[agent_id] = (registries.version, spec, agent)
-        return agent.copy()
+        return agent
 
     def resolve_spec(self, spec: AgentSpec) -> ResolvedAgent:
         """Resolve an unregistered spec (e.g. a handoff overlay of a registered agent)."""

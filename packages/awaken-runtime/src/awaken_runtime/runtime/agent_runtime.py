@@ -111,13 +111,17 @@ class AgentRuntime:
             await self._infer_agent_id(request.thread_id)
         )
         try:
-            agent = self.resolver.resolve(agent_id)
+            agent = self.resolver.resolve_for_run(agent_id)
         except ResolveError as exc:
             raise ResolveFailed(str(exc)) from exc
         if plan is None:
             plan = await self._plan(request, agent_id)
         run_id, continuation = plan.run_id, plan.resumes
-        previous = await self._planned_run(plan)
+        previous = (
+            await self._planned_run(plan)
+            if store is not None or plan.resumes or plan.record is not None
+            else None  # nothing to check
+        )
         user_id = self._user_of(request, previous)
         handle = RunHandle(request.thread_id, run_id, request.dispatch_id)
         self.active_runs.register(handle)
@@ -136,7 +140,8 @@ class AgentRuntime:
                     ScopedStateEntries(self.profile_store, agent_id, user_id), state
                 )
                 await scoped.load()
-            history = self._clean_history(state, history, request)
+            if history:
+                history = self._clean_history(state, history, request)
             if not request.messages_already_persisted:
                 history.extend(_not_yet_in(history, request.messages))
             identity = RunIdentity(
@@ -412,8 +417,10 @@ class AgentRuntime:
 def _not_yet_in(history: list[Message], messages: list[Message]) -> list[Message]:
     """``messages`` minus those already in ``history`` (by id): the input an earlier attempt
     of the same job wrote is not appended twice."""
+    if not history:
+        return messages
     ids = {m.id for m in messages if m.id is not None}
-    if not ids or not history:
+    if not ids:
         return messages
     present = {m.id for m in history if m.id in ids}
     return [m for m in messages if m.id is None or m.id not in present] if present else messages

@@ -59,10 +59,11 @@ CommitHook = Callable[[CommitEvent], None]
 class StateStore:
     """Holds the current snapshot, the registered keys, installed plugins and commit hooks."""
 
-    __slots__ = ("_hooks", "_plugins", "_regs", "_regs_shared", "_snapshot")
+    __slots__ = ("_hooks", "_plugins", "_regs", "_regs_shared", "_snapshot", "_values")
 
     def __init__(self) -> None:
-        self._snapshot = Snapshot(0, StateMap())
+        self._values: dict[str, Any] = {}  # the current snapshot's map (read, never mutated)
+        self._snapshot = Snapshot(0, StateMap(self._values))
         self._regs: dict[str, KeyRegistration] = {}
         self._regs_shared = False
         self._plugins: dict[type[Plugin], list[str]] = {}
@@ -77,6 +78,10 @@ class StateStore:
         store._regs = registrations
         store._regs_shared = True
         return store
+
+    def shares(self, registrations: dict[str, KeyRegistration] | None) -> bool:
+        """Whether this store still uses ``registrations`` as given to :meth:`sharing`."""
+        return self._regs_shared and self._regs is registrations
 
     def registrations(self) -> dict[str, KeyRegistration]:
         """A copy of the registrations by key name (for :meth:`sharing`)."""
@@ -99,8 +104,14 @@ class StateStore:
         return self._snapshot.revision
 
     def read(self, key: type[KeyOf[V]]) -> V | None:
-        """The current value of ``key`` or ``None`` when absent (do not mutate it)."""
-        return self._snapshot.get(key)
+        """The current value of ``key`` or ``None`` when absent (do not mutate it); the same
+        as ``snapshot().get(key)``."""
+        value: V | None = self._values.get(key.KEY)
+        return value
+
+    def read_raw(self, key: str) -> Any:
+        """The current value under a key string, or ``None`` (``snapshot().get_raw(key)``)."""
+        return self._values.get(key)
 
     # ------------------------------------------------------------------ registry
 
@@ -206,7 +217,7 @@ class StateStore:
         for name in batch.touched_keys:
             if name not in regs:
                 raise UnknownKey(name)
-        values = dict(snap.ext.raw())
+        values = dict(self._values)
         for key_cls, name, update in ops:
             if key_cls is None:
                 values.pop(name, None)
@@ -215,13 +226,14 @@ class StateStore:
             if current is _MISSING:
                 current = key_cls.default()
             values[name] = key_cls.apply(current, update)
-        new = Snapshot(snap.revision + 1, StateMap(values))
-        self._snapshot = new
+        revision = snap.revision + 1
+        new = self._snapshot = Snapshot(revision, StateMap(values))
+        self._values = values
         if self._hooks:
-            event = CommitEvent(snap.revision, new.revision, len(ops), new)
+            event = CommitEvent(snap.revision, revision, len(ops), new)
             for hook in self._hooks:
                 hook(event)
-        return new.revision
+        return revision
 
     def merge_parallel(self, left: StateCommand, right: StateCommand) -> StateCommand:
         """Merge two commands with each key's registered strategy (into ``left``)."""
@@ -298,6 +310,7 @@ class StateStore:
         """
         values = self._decode_entries(persisted, policy, None)
         self._snapshot = Snapshot(persisted.revision, StateMap(values))
+        self._values = values
 
     def restore_thread_scoped(
         self, persisted: PersistedState, policy: UnknownKeyPolicy = UnknownKeyPolicy.SKIP
@@ -315,9 +328,10 @@ class StateStore:
         decoded = self._decode_entries(persisted, policy, scopes)
         if not decoded:
             return
-        values = dict(self._snapshot.ext.raw())
+        values = dict(self._values)
         values.update(decoded)
         self._snapshot = Snapshot(self._snapshot.revision, StateMap(values))
+        self._values = values
 
     def reset_run_scoped(self) -> int:
         """Remove every present Run-scoped key (one commit); returns the revision."""

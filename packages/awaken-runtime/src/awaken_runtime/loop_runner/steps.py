@@ -1,0 +1,46 @@
+"""How a step ends (:class:`StepOutcome`, :data:`StepResult`, :func:`done_batch`) and how the
+run counts its steps (:class:`StepClock`)."""
+
+from __future__ import annotations
+
+import enum
+
+from awaken_contract.actions import RunLifecycleKey, RunLifecycleUpdate
+from awaken_contract.contract.lifecycle import TerminationReason
+from awaken_contract.state import MutationBatch
+
+__all__ = ["StepClock", "StepOutcome", "StepResult", "done_batch"]
+
+
+class StepClock:
+    """The run's step counter, shared with its tool journal: the journal reads the step index
+    from here, never from the run (that would make each run's object graph a reference cycle
+    only the cyclic GC frees)."""
+
+    __slots__ = ("base", "steps")
+
+    def __init__(self, base: int) -> None:
+        self.base = base
+        self.steps = 0
+
+    def index(self) -> int:
+        """The 0-based index of the current step across the run's attempts."""
+        return self.base + max(self.steps - 1, 0)
+
+
+class StepOutcome(enum.Enum):
+    """How a step ended."""
+
+    NATURAL_END = "natural_end"
+    CONTINUE = "continue"
+    TERMINATED = "terminated"
+    SUSPENDED = "suspended"
+
+
+#: A step's outcome and, when it terminated the run, why.
+StepResult = tuple[StepOutcome, TerminationReason | None]
+
+
+def done_batch(reason: str) -> MutationBatch:
+    """Mark the run lifecycle done with ``reason``."""
+    return MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.done(reason))

@@ -1,0 +1,130 @@
+"""What the loop's lean paths rely on: a sink that drops events gets none (and the run is the
+same), runs share the resolver's cached agent while ``resolve`` still hands out copies, and
+plugin lifecycle callbacks run only where a plugin overrides them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from awaken_contract.contract.event import AgentEvent
+from awaken_contract.contract.event_sink import EventSink, VecEventSink
+from awaken_contract.contract.message import Message, ToolCall
+from awaken_contract.contract.request import RunRequest
+from awaken_contract.contract.tool import ToolResult, tool
+from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
+from awaken_contract.registry_spec import AgentSpec, ModelSpec
+from awaken_contract.state import MutationBatch, StateStoreHandle
+from awaken_runtime import AgentRuntimeBuilder
+from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
+from awaken_runtime.plugins import ExecutionEnv
+
+
+@tool
+async def echo(text: str) -> ToolResult:
+    """Echo the text."""
+    return ToolResult.success("echo", text)
+
+
+class DroppingSink(EventSink):
+    """Says it drops events, but records any it is sent."""
+
+    wants_events = False
+    wants_state_snapshots = False
+
+    def __init__(self) -> None:
+        self.sent: list[AgentEvent] = []
+
+    async def emit(self, event: AgentEvent) -> None:
+        self.sent.append(event)
+
+
+def _runtime(steps: int = 1) -> Any:
+    script = []
+    for i in range(steps):
+        script += [tool_step([ToolCall(f"c{i}", "echo", {"text": "hi"})]), text_step("Done.")]
+    return (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("a").with_model("m"))
+        .with_tool("echo", echo)
+        .with_provider("scripted", ScriptedLlm(script))
+        .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+        .build()
+    )
+
+
+async def test_a_sink_that_drops_events_is_sent_none_and_the_run_is_the_same() -> None:
+    dropping, recording = DroppingSink(), VecEventSink()
+    dropped = await _runtime().run(RunRequest("t1", [Message.user("hi")]), dropping)
+    recorded = await _runtime().run(RunRequest("t2", [Message.user("hi")]), recording)
+    assert dropping.sent == []
+    assert len(recording.events) > 10  # the same run, observed
+    assert (dropped.response, dropped.steps, dropped.termination, dropped.usage) == (
+        recorded.response,
+        recorded.steps,
+        recorded.termination,
+        recorded.usage,
+    )
+
+
+async def test_runs_share_the_cached_agent_and_resolve_still_copies() -> None:
+    runtime = _runtime(steps=2)
+    shared = runtime.resolver.resolve_for_run("a")
+    assert runtime.resolver.resolve_for_run("a") is shared
+    copy = runtime.resolve("a")
+    assert copy is not shared and copy.tools is not shared.tools
+    copy.tools.clear()  # a caller may change its copy …
+    await runtime.run(RunRequest("t1", [Message.user("hi")]))
+    # … and the shared agent a run reads is untouched (runs only read it)
+    assert list(shared.tools) == ["echo"]
+    result = await runtime.run(RunRequest("t2", [Message.user("hi")]))
+    assert result.response == "Done." and result.steps == 2
+
+
+class Lifecycle(Plugin):
+    """Overrides the activation callbacks (and records them)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("lifecycle")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        pass
+
+    def on_activate(self, agent_spec: AgentSpec, patch: MutationBatch) -> None:
+        self.calls.append(f"activate:{agent_spec.id}")
+
+    def bind_runtime_context(self, store: StateStoreHandle, owner_inbox: object | None) -> None:
+        self.calls.append("bind")
+
+
+class Quiet(Plugin):
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("quiet")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        pass
+
+
+def test_only_plugins_overriding_a_lifecycle_callback_are_listed_for_it() -> None:
+    lifecycle, quiet = Lifecycle(), Quiet()
+    env = ExecutionEnv.from_plugins([quiet, lifecycle])
+    assert env.plugins_overriding("on_activate") == [lifecycle]
+    assert env.plugins_overriding("bind_runtime_context") == [lifecycle]
+    assert env.plugins_overriding("on_deactivate") == []
+
+
+async def test_an_overriding_plugin_is_still_bound_and_activated_every_run() -> None:
+    plugin = Lifecycle()
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("a").with_model("m").with_plugin("lifecycle"))
+        .with_plugin("lifecycle", plugin)
+        .with_provider("scripted", ScriptedLlm([text_step("one"), text_step("two")]))
+        .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
+        .build()
+    )
+    await runtime.run(RunRequest("t1", [Message.user("hi")]))
+    await runtime.run(RunRequest("t2", [Message.user("hi")]))
+    assert plugin.calls == ["bind", "activate:a", "bind", "activate:a"]
