@@ -7,6 +7,7 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JobCheckpointStoreContract,
     JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
@@ -47,3 +48,9 @@ class TestMemoryMailboxStore(MailboxStoreContract):
     @pytest.fixture
     def store(self) -> MailboxStore:
         return InMemoryMailboxStore()
+
+
+class TestMemoryJobCheckpoints(JobCheckpointStoreContract):
+    @pytest.fixture
+    def store(self) -> InMemoryStore:
+        return InMemoryStore()

@@ -10,6 +10,7 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JobCheckpointStoreContract,
     JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
@@ -59,3 +60,9 @@ class TestSqliteMailboxStore(MailboxStoreContract):
     @pytest.fixture
     def store(self, sqlite_store: SqliteStore) -> MailboxStore:
         return sqlite_store.mailbox
+
+
+class TestSqliteJobCheckpoints(JobCheckpointStoreContract):
+    @pytest.fixture
+    def store(self, sqlite_store: SqliteStore) -> SqliteStore:
+        return sqlite_store

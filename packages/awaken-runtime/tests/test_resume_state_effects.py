@@ -4,7 +4,13 @@ A process killed (SIGKILL) right after a tool finished — its result journaled,
 checkpointed — resumes in a new process with the recorded result *and* the state command the
 tool returned re-applied; the tool never runs again. Killed during an (idempotent) tool or
 during an inference, the run resumes as durability.md describes. Every crash-resumed run then
-replays identical, the same state included."""
+replays identical, the same state included.
+
+When nothing between the step's last tool and its checkpoint can suspend (here: the after-tool
+hook declares ``waits=False``), the tool's ``tool_finished`` commits with the step checkpoint
+(ADR 0028): killed right after that commit, the tool never runs again; killed inside that
+window, before the commit, the call counts as interrupted mid-call (this idempotent tool runs
+again with the same call id, as it would if killed while running)."""
 
 from __future__ import annotations
 
@@ -28,15 +34,19 @@ _SCRIPT = textwrap.dedent(
     from awaken_contract.contract.request import RunRequest
     from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolOutput, ToolResult
     from awaken_contract.model import Phase
-    from awaken_contract.plugin import Plugin, PluginDescriptor
+    from awaken_contract.plugin import PhaseHook, Plugin, PluginDescriptor
     from awaken_contract.registry_spec import AgentSpec, ModelSpec
-    from awaken_contract.state import MergeStrategy, StateCommand, StateKey, StateKeyOptions
+    from awaken_contract.state import (
+        KeyScope, MergeStrategy, StateCommand, StateKey, StateKeyOptions,
+    )
     from awaken_runtime import AgentRuntimeBuilder
     from awaken_runtime.engine import text_step, tool_step
     from awaken_runtime.replay import replay_run
     from awaken_stores import SqliteStore
 
     DB, MARKER, MODE, KILL = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+    # the kill points inside and right after the merged tool_finished + step checkpoint commit
+    MERGED = KILL in ("in_merged_window", "after_merged_commit")
 
 
     def kill(point):
@@ -52,6 +62,10 @@ _SCRIPT = textwrap.dedent(
             raise AssertionError("streamed only")
 
         async def stream(self, request):
+            if len(self.steps) == 1 and MERGED and MODE == "crash":
+                # the second inference: the step-1 checkpoint committed (with tool_finished)
+                assert 'tool_finished' in journal_kinds(), "tool_finished must be committed"
+                kill("after_merged_commit")
             if MODE == "crash" and KILL == "during_inference":
                 yield TextDeltaChunk("Let me ")
                 kill("during_inference")
@@ -62,6 +76,9 @@ _SCRIPT = textwrap.dedent(
     class Visits(StateKey[int, int]):
         KEY = "test.visits"
         MERGE = MergeStrategy.COMMUTATIVE
+        # (a resumed attempt restores Thread-scoped keys from the last checkpoint; the run
+        # killed after its step checkpoint keeps the tool's effect through it)
+        SCOPE = KeyScope.THREAD if MERGED else KeyScope.RUN
 
         @classmethod
         def apply(cls, value, update):
@@ -83,7 +100,16 @@ _SCRIPT = textwrap.dedent(
 
     async def die(ctx):  # after the tool finished: its result is journaled, the step is not
         kill("after_tool")
+        if MODE == "crash" and KILL == "in_merged_window":  # not committed: rides the step
+            assert 'tool_finished' not in journal_kinds()
+        kill("in_merged_window")
         return StateCommand()
+
+
+    def journal_kinds():
+        import sqlite3
+        with sqlite3.connect(DB) as conn:
+            return [r[0] for r in conn.execute("SELECT kind FROM awaken_journal")]
 
 
     class Crash(Plugin):
@@ -92,7 +118,8 @@ _SCRIPT = textwrap.dedent(
 
         def register(self, registrar):
             registrar.register_key(Visits, StateKeyOptions())
-            registrar.register_phase_hook("crash", Phase.AFTER_TOOL_EXECUTE, die)
+            hook = PhaseHook.of(die, waits=not MERGED)  # never suspends: the merge applies
+            registrar.register_phase_hook("crash", Phase.AFTER_TOOL_EXECUTE, hook)
 
 
     async def main():
@@ -138,6 +165,8 @@ _SCRIPT = textwrap.dedent(
         ("after_tool", ["b1"]),  # finished and journaled: never runs again
         ("during_tool", ["b1", "b1"]),  # idempotent: runs again with the same call id
         ("during_inference", ["b1"]),  # nothing recorded: inferred again, the tool runs once
+        ("after_merged_commit", ["b1"]),  # tool_finished committed with the step: never again
+        ("in_merged_window", ["b1", "b1"]),  # before that commit: interrupted (idempotent: again)
     ],
 )
 def test_a_crash_resumed_run_keeps_its_tool_state_and_replays(

@@ -44,7 +44,7 @@ class Trial:
         decide: str | None = None,
     ) -> None:
         self.prompt = prompt
-        self.kill_at = kill_at  # "inference" | "tool" | "between_steps" | "waiting"
+        self.kill_at = kill_at  # "inference" | "tool" | "between_steps" | "waiting" | "finished"
         self.foreground = foreground
         self.tool = tool
         self.decide = decide  # None: the run must finish by itself; else resume / cancel
@@ -108,6 +108,8 @@ async def _kill_point(server: ServeProcess, store_url: str, run_id: str, trial: 
             return bool(server.job_starts()) and await _run_status(store_url, run_id) == "running"
         if trial.kill_at == "waiting":  # parked for a human (durably: status waiting)
             return await _run_status(store_url, run_id) == "waiting"
+        if trial.kill_at == "finished":  # durably done (the final checkpoint committed)
+            return await _run_status(store_url, run_id) == "done"
         records = await _journal(store_url, run_id)
         kind = "tool_started" if trial.kill_at == "tool" else "tool_finished"
         return any(kind_of(r) == kind for r in records)
@@ -115,7 +117,9 @@ async def _kill_point(server: ServeProcess, store_url: str, run_id: str, trial: 
     await _poll(reached)
 
 
-async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str, Any]:
+async def _run_until_killed(tmp_path: Path, store_url: str, trial: Trial) -> tuple[str, str]:
+    """Start the trial's run on a first server and SIGKILL it at the kill point: the thread
+    and run ids."""
     first = ServeProcess(tmp_path, store_url, "first")
     reader: asyncio.Task[None] | None = None
     try:
@@ -124,14 +128,20 @@ async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str
             tid = (await c.post("/v1/threads", json={"title": "crash"})).json()["id"]
             run_id, reader = await _submit(c, tid, trial)
             await _kill_point(first, store_url, run_id, trial)
-            # Mid-run (the first inference included) the thread and its active run answer.
-            assert (await c.get(f"/v1/threads/{tid}")).status_code == 200
-            active = (await c.get(f"/v1/threads/{tid}/runs/active")).json()["active_run"]
-            assert active is not None and active["run_id"] == run_id
+            if trial.kill_at != "finished":
+                # Mid-run (the first inference included) the thread and its active run answer.
+                assert (await c.get(f"/v1/threads/{tid}")).status_code == 200
+                active = (await c.get(f"/v1/threads/{tid}/runs/active")).json()["active_run"]
+                assert active is not None and active["run_id"] == run_id
     finally:
         first.kill()  # SIGKILL at the kill point: no shutdown, the claim is left behind
         if reader is not None:
             await reader
+    return tid, run_id
+
+
+async def _crash_trial(tmp_path: Path, store_url: str, trial: Trial) -> dict[str, Any]:
+    tid, run_id = await _run_until_killed(tmp_path, store_url, trial)
     before = await _journal(store_url, run_id)
 
     second = ServeProcess(tmp_path, store_url, "second")
@@ -218,11 +228,19 @@ TRIALS = {
     "inference-bg": Trial(
         "think 3 weather in Paris", "inference", foreground=False, tool="get_weather"
     ),
+    # (the job's claim committed with the run-start checkpoint, ADR 0028)
+    "inference-fg": Trial(
+        "think 3 weather in Paris", "inference", foreground=True, tool="get_weather"
+    ),
     "tool-idempotent-fg": Trial("poll 3", "tool", foreground=True, tool="demo_poll"),
     "tool-resume-bg": Trial("wait 3", "tool", foreground=False, tool="demo_wait", decide="resume"),
     "tool-cancel-fg": Trial("wait 3", "tool", foreground=True, tool="demo_wait", decide="cancel"),
     "between-steps-bg": Trial(
         "think 2 wait 0.1", "between_steps", foreground=False, tool="demo_wait"
+    ),
+    # (the tool's tool_finished committed with the step checkpoint, ADR 0028)
+    "between-steps-fg": Trial(
+        "think 2 wait 0.1", "between_steps", foreground=True, tool="demo_wait"
     ),
     "waiting-fg": Trial(
         "approve the deploy", "waiting", foreground=True, tool="demo_approval", decide="resume"
@@ -245,3 +263,44 @@ async def test_sqlite_kill_trial(tmp_path: Path, name: str) -> None:
 async def test_postgres_kill_trial(tmp_path: Path, postgres_dsn: str, name: str) -> None:
     dsn = await fresh_database(postgres_dsn, f"awaken_kill_{name.replace('-', '_')}")
     await _crash_trial(tmp_path, dsn, TRIALS[name])
+
+
+async def _job_of(store_url: str, run_id: str) -> Any:
+    store = open_store(store_url)
+    try:
+        for job in await store.mailbox.list_terminal(100, 0) + await _live_jobs(store):
+            if job.run_id == run_id:
+                return job
+        return None
+    finally:
+        await store.close()
+
+
+async def _live_jobs(store: Any) -> list[Any]:
+    jobs: list[Any] = []
+    for thread_id in await store.list_threads(0, 100):
+        jobs += await store.mailbox.list(thread_id)
+    return jobs
+
+
+@pytest.mark.parametrize("foreground", [True, False], ids=["fg", "bg"])
+async def test_sqlite_kill_after_the_final_checkpoint(tmp_path: Path, foreground: bool) -> None:
+    """SIGKILL the moment the run is durably done: its job completed in the same commit (the
+    final checkpoint carries the ack), and the restarted server runs nothing again."""
+    store_url = f"sqlite:///{tmp_path / 'crash.db'}"
+    trial = Trial("weather in Paris", "finished", foreground=foreground, tool="get_weather")
+    tid, run_id = await _run_until_killed(tmp_path, store_url, trial)
+    job = await _job_of(store_url, run_id)
+    assert job is not None and str(job.status) == "Accepted", job
+    before = await _journal(store_url, run_id)
+    second = ServeProcess(tmp_path, store_url, "second")
+    try:
+        await second.ready()
+        async with httpx.AsyncClient(base_url=second.url, timeout=30) as c:
+            runs = (await c.get(f"/v1/threads/{tid}/runs")).json()["items"]
+    finally:
+        second.stop()
+    assert [r["run_id"] for r in runs] == [run_id]
+    assert await _journal(store_url, run_id) == before  # nothing ran again
+    assert not second.job_starts()
+    assert await assert_served_runs_replay(store_url, tmp_path / "awaken.yaml") == 1

@@ -68,6 +68,17 @@ class SlowSettlingMailbox(InMemoryMailboxStore):
         return await super().interrupt(mailbox_id, now)
 
 
+class SeparateAcksStore(InMemoryStore):
+    """A store whose checkpoints carry no job of the server's mailbox: claims and acks are
+    their own writes (as on the file and PostgreSQL stores, ADR 0028)."""
+
+    @property
+    def job_mailbox(self) -> InMemoryMailboxStore:
+        return self._other
+
+    _other = InMemoryMailboxStore()
+
+
 class EndlessPoll(DemoPollTool):
     """``demo_poll`` (idempotent: re-run after an interruption) that never ends by itself."""
 
@@ -279,7 +290,7 @@ async def test_foreground_run_waits_for_the_previous_job_to_settle(
     # The previous run has finished (its runtime handle is released) but its worker is still
     # acking the job when the next message arrives, and the store's interrupt is down: the
     # submit waits for the worker instead of answering 409.
-    store = InMemoryStore()
+    store = SeparateAcksStore()
     mailbox = SlowSettlingMailbox()
     store.mailbox = mailbox
     live = await make_server(store)

@@ -213,14 +213,21 @@ class PhaseHook(ABC):
     Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function.
     """
 
+    waits: bool = True
+    """``False`` declares that :meth:`run` never suspends (no I/O, no awaiting other tasks):
+    a finished tool's journal record may then wait across it for the step checkpoint."""
+
     @abstractmethod
     async def run(self, ctx: PhaseContext) -> StateCommand:
         """Return a command (an empty one when there is nothing to do)."""
 
     @staticmethod
-    def of(hook: PhaseHook | PhaseHookFn) -> PhaseHook:
-        """``hook`` itself, or a function wrapped into a :class:`PhaseHook`."""
-        return hook if isinstance(hook, PhaseHook) else _FnPhaseHook(hook)
+    def of(hook: PhaseHook | PhaseHookFn, *, waits: bool = True) -> PhaseHook:
+        """``hook`` itself, or a function wrapped into a :class:`PhaseHook` (``waits=False``:
+        the function never suspends, see :attr:`waits`)."""
+        if isinstance(hook, PhaseHook):
+            return hook
+        return _FnPhaseHook(hook, waits)
 
     def runner(self) -> PhaseHookFn:
         """What the phase engine awaits for this hook: :meth:`run` (a wrapped function itself,
@@ -232,10 +239,11 @@ PhaseHookFn = Callable[[PhaseContext], Awaitable["StateCommand"]]
 
 
 class _FnPhaseHook(PhaseHook):
-    __slots__ = ("_fn",)
+    __slots__ = ("_fn", "waits")
 
-    def __init__(self, fn: PhaseHookFn) -> None:
+    def __init__(self, fn: PhaseHookFn, waits: bool = True) -> None:
         self._fn = fn
+        self.waits = waits
 
     async def run(self, ctx: PhaseContext) -> StateCommand:
         return await self._fn(ctx)

@@ -28,7 +28,13 @@ from awaken_contract.contract.message import Message
 from awaken_contract.contract.suspension import ResumeDecisionAction
 from awaken_contract.contract.tool import ToolStatus
 from awaken_contract.model import Phase
-from awaken_contract.plugin import PhaseContext, Plugin, PluginDescriptor, PluginRegistrar
+from awaken_contract.plugin import (
+    PhaseContext,
+    PhaseHook,
+    Plugin,
+    PluginDescriptor,
+    PluginRegistrar,
+)
 from awaken_contract.state import StateCommand
 
 from awaken_ext_observability.metrics import AgentMetrics, RunOutcome
@@ -191,7 +197,9 @@ class ObservabilityPlugin(Plugin):
         pid = OBSERVABILITY_PLUGIN_ID
         registrar.register_phase_hook(pid, Phase.AFTER_INFERENCE, self._after_inference)
         registrar.register_phase_hook(pid, Phase.BEFORE_TOOL_EXECUTE, self._before_tool)
-        registrar.register_phase_hook(pid, Phase.AFTER_TOOL_EXECUTE, self._after_tool)
+        # (it records a span and never suspends: a finished tool's record may wait across it)
+        after_tool = PhaseHook.of(self._after_tool, waits=False)
+        registrar.register_phase_hook(pid, Phase.AFTER_TOOL_EXECUTE, after_tool)
         registrar.register_phase_hook(pid, Phase.RUN_END, self._run_end)
 
     def open_runs(self) -> int:

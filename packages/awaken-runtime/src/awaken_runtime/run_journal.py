@@ -15,9 +15,10 @@ records of those calls. See docs/durability.md and ADR 0017.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
+from awaken_contract.contract.checkpoint_writer import CheckpointWriter, StepCheckpoint
 from awaken_contract.contract.event import AgentEvent, AnyAgentEvent
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.executor import InferenceRequest
@@ -41,9 +42,12 @@ from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.suspension import PendingToolCall, SuspendTicket, Suspension
 from awaken_contract.contract.tool import ToolOutput, ToolResult
 from awaken_contract.errors import LoopStorageFailed, StorageError
+from awaken_contract.model import Phase
 from awaken_contract.state import StateCommand
 
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.state.command_codec import decode_command, encode_command
+from awaken_runtime.state.scoped import ScopedStateSync
 from awaken_runtime.state.store import StateStore
 
 __all__ = [
@@ -53,6 +57,7 @@ __all__ = [
     "ResumePoint",
     "StepJournal",
     "ToolJournal",
+    "finish_can_ride",
     "interrupted_ticket",
     "load_resume_point",
     "resume_point_of",
@@ -70,7 +75,7 @@ RecordedTool = tuple[ToolResult, StateCommand | None]
 class StepJournal:
     """The run's journal writer: a buffer flushed by the step checkpoint (or a tool record)."""
 
-    __slots__ = ("_buffer", "last_seq", "run_id", "sink", "store")
+    __slots__ = ("_buffer", "_held", "holding", "last_seq", "run_id", "sink", "store")
 
     def __init__(
         self,
@@ -84,12 +89,35 @@ class StepJournal:
         self.last_seq = last_seq
         self.sink = sink
         self._buffer: list[JournalRecord] = []
+        self.holding = False
+        """A ``tool_finished`` waits in the buffer for the step checkpoint: live events (and
+        seq skips) are held until it committed (:meth:`release`)."""
+        self._held: list[AgentEvent | int] = []
 
     def _record(self, record: JournalRecord) -> None:
         """Buffer a record that is not an event (its seq is skipped by seq-numbering sinks)."""
         self._buffer.append(record)
         if self.sink is not None:
-            self.sink.skip_seq(1)
+            if self.holding:
+                self._held.append(1)
+            else:
+                self.sink.skip_seq(1)
+
+    def hold(self, event: AgentEvent) -> None:
+        """Keep a live event until the buffered ``tool_finished`` committed."""
+        self._held.append(event)
+
+    async def release(self) -> None:
+        """Send the held events (and seq skips) in order, once the buffer committed (or its
+        commit failed)."""
+        held, self._held, self.holding = self._held, [], False
+        if self.sink is None:
+            return
+        for item in held:
+            if isinstance(item, int):
+                self.sink.skip_seq(item)
+            else:
+                await self.sink.emit(item)
 
     def record_event(self, event: AgentEvent) -> None:
         """Buffer an event (written with the next flush or checkpoint)."""
@@ -138,9 +166,13 @@ class StepJournal:
             )
         await self.flush()
 
-    async def tools_finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
+    async def tools_finished(
+        self, results: Sequence[tuple[ToolCall, ToolOutput]], *, with_checkpoint: bool = False
+    ) -> None:
         """Record the results of executed calls, with the state commands they returned (a
-        recorded result re-applies them), durably at once."""
+        recorded result re-applies them), durably at once — or, ``with_checkpoint``, in the
+        step checkpoint that follows with nothing in between that can wait (ADR 0028)."""
+        self.holding = self.holding or with_checkpoint
         for call, output in results:
             self._record(
                 ToolFinishedRecord(
@@ -150,16 +182,35 @@ class StepJournal:
                     command=encode_command(output.command),
                 )
             )
-        await self.flush()
+        if not with_checkpoint:
+            await self.flush()
 
     def take(self) -> list[JournalRecord]:
         """The buffered records, handed to a checkpoint (which commits them)."""
         records, self._buffer = self._buffer, []
         return records
 
-    def committed(self, count: int) -> None:
-        """``count`` records were committed by a checkpoint."""
-        self.last_seq += count
+    async def flush_held(self) -> None:
+        """Commit a ``tool_finished`` held for the step checkpoint now (the step does not go
+        straight to it)."""
+        if self.holding:
+            await self.flush()
+
+    async def checkpoint(
+        self,
+        store: JournaledThreadRunStore,
+        step: StepCheckpoint,
+        writer: CheckpointWriter | None,
+    ) -> None:
+        """Commit the buffered records with ``step`` (through the run's ``writer`` when it
+        has one); events held for it are sent afterwards, whatever the outcome."""
+        step.records, step.expected_last_seq = self.take(), self.last_seq
+        try:
+            entries = await (step.commit(store) if writer is None else writer.write(store, step))
+        finally:
+            if self.holding:
+                await self.release()
+        self.last_seq += len(entries)
 
     async def flush(self) -> None:
         """Append the buffered records now (fenced by the last seq this writer knows)."""
@@ -170,6 +221,9 @@ class StepJournal:
             entries = await self.store.append(self.run_id, records, expected_last_seq=self.last_seq)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
+        finally:
+            if self.holding:
+                await self.release()
         self.last_seq += len(entries)
 
 
@@ -183,8 +237,12 @@ class JournalingSink(EventSink):
         self.wants_state_snapshots = inner.wants_state_snapshots
 
     async def emit(self, event: AgentEvent) -> None:
-        self.journal.record_event(event)
-        await self.inner.emit(event)
+        journal = self.journal
+        journal.record_event(event)
+        if journal.holding:
+            journal.hold(event)
+        else:
+            await self.inner.emit(event)
 
     async def close(self) -> None:
         await self.inner.close()
@@ -218,7 +276,7 @@ class ResumePoint:
 class ToolJournal:
     """The tool pipeline's view of the journal: record executions, answer resumed calls."""
 
-    __slots__ = ("_step_index", "journal", "resume", "store")
+    __slots__ = ("_finish_rides", "_step_index", "journal", "resume", "store")
 
     def __init__(
         self,
@@ -226,11 +284,14 @@ class ToolJournal:
         resume: ResumePoint | None,
         step_index: Callable[[], int],
         store: StateStore,
+        finish_rides: bool = False,
     ) -> None:
         self.journal = journal
         self.resume = resume
         self._step_index = step_index
         self.store = store
+        self._finish_rides = finish_rides
+        """The agent's hooks let a step's last ``tool_finished`` ride the step checkpoint."""
 
     def recorded(self, call_id: str) -> RecordedTool | None:
         """The result an earlier attempt recorded for ``call_id`` (never execute it again)
@@ -249,10 +310,37 @@ class ToolJournal:
         if calls and self.journal is not None:
             await self.journal.tools_started(calls, self._step_index())
 
-    async def finished(self, results: Sequence[tuple[ToolCall, ToolOutput]]) -> None:
-        """Durable ``tool_finished`` records, right after execution."""
+    async def finished(
+        self, results: Sequence[tuple[ToolCall, ToolOutput]], *, last_of_step: bool = False
+    ) -> None:
+        """Durable ``tool_finished`` records, right after execution: on their own, or — the
+        step's last call, when nothing between it and the step checkpoint can wait (no hook,
+        action or effect to run, no Shared/Profile key to save) — in that checkpoint."""
         if results and self.journal is not None:
-            await self.journal.tools_finished(results)
+            rides = (
+                last_of_step and len(results) == 1 and self._finish_rides and _plain(results[0][1])
+            )
+            await self.journal.tools_finished(results, with_checkpoint=rides)
+
+
+def finish_can_ride(
+    phase_hooks: Mapping[Phase, Sequence[TaggedPhaseHook]], scoped: ScopedStateSync | None
+) -> bool:
+    """A step's last ``tool_finished`` may ride the step checkpoint: every after-tool and
+    step-end hook in between never suspends and no Shared/Profile key is saved first."""
+    return all(
+        not tagged.hook.waits
+        for phase in (Phase.AFTER_TOOL_EXECUTE, Phase.STEP_END)
+        for tagged in phase_hooks.get(phase) or ()
+    ) and (scoped is None or not scoped.has_keys)
+
+
+def _plain(output: ToolOutput) -> bool:
+    """Completing ``output`` runs nothing that can wait (no suspension, action or effect)."""
+    command = output.command
+    return output.result.suspension is None and (
+        command is None or (not command.scheduled_actions and not command.effects)
+    )
 
 
 def interrupted_ticket(call: ToolCall) -> SuspendTicket:

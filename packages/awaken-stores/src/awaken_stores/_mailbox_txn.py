@@ -3,6 +3,8 @@ applies inside it (claim cleared, attempt ended, execution started, result recor
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import (
@@ -105,3 +107,14 @@ def with_result(job: MailboxJob, result: MailboxRunResult, now: int) -> MailboxJ
         completed_at=now,
         updated_at=now,
     )
+
+
+def accepting(result: MailboxRunResult | None, now: int) -> Callable[[MailboxJob], MailboxJob]:
+    """The change of ``ack``: the job accepted (with the run's result when given)."""
+
+    def accept(job: MailboxJob) -> MailboxJob:
+        if result is not None:
+            job = with_result(job, result, now)
+        return clear_claim(job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now)
+
+    return accept

@@ -26,7 +26,14 @@ from awaken_contract.contract.mailbox import (
 from awaken_contract.errors import AlreadyExists, StorageError, StorageNotFound, VersionConflict
 from awaken_contract.ids import new_id
 
-from awaken_stores._mailbox_txn import MailboxTxn, clear_claim, end_attempt, started, with_result
+from awaken_stores._mailbox_txn import (
+    MailboxTxn,
+    accepting,
+    clear_claim,
+    end_attempt,
+    started,
+    with_result,
+)
 
 __all__ = ["MailboxEngine", "MailboxTxn", "TransactionApply"]
 
@@ -144,6 +151,23 @@ class MailboxEngine(MailboxStore):
         mailbox_id = await self._mailbox_of(job_id)
         if mailbox_id is None:
             raise StorageNotFound(job_id)
+        apply = self._claimed_change(job_id, token, now, what, change)
+        outcome = await self._apply(mailbox_id, job_id, apply)
+        if isinstance(outcome, StorageError):
+            raise outcome  # (after the commit: a stale job stays superseded)
+        return outcome
+
+    @classmethod
+    def _claimed_change(
+        cls,
+        job_id: str,
+        token: str,
+        now: int,
+        what: str,
+        change: Callable[[MailboxJob], MailboxJob],
+    ) -> Callable[[MailboxTxn], MailboxJob | StorageError]:
+        """The transaction change of :meth:`_update_claimed`: the changed job, or the error
+        to raise once the transaction committed (a stale job is superseded in it)."""
 
         def apply(txn: MailboxTxn) -> MailboxJob | StorageError:
             job = txn.jobs.get(job_id)
@@ -151,15 +175,12 @@ class MailboxEngine(MailboxStore):
                 return StorageNotFound(job_id)
             if job.status is not _CLAIMED or job.claim_token != token:
                 return VersionConflict(0, 1)
-            if self._is_stale(txn, job):
-                self._supersede(txn, job, now, f"claimed dispatch superseded before {what}")
+            if cls._is_stale(txn, job):
+                cls._supersede(txn, job, now, f"claimed dispatch superseded before {what}")
                 return VersionConflict(job.generation, txn.generation)
             return txn.put(change(job))
 
-        outcome = await self._apply(mailbox_id, job_id, apply)
-        if isinstance(outcome, StorageError):
-            raise outcome  # (after the commit: a stale job stays superseded)
-        return outcome
+        return apply
 
     # ------------------------------------------------------------------ operations
     @staticmethod
@@ -204,14 +225,29 @@ class MailboxEngine(MailboxStore):
     ) -> MailboxJob | None:
         if await self._mailbox_of(job.job_id) is not None:
             raise AlreadyExists(job.job_id)
+        apply = self._enqueue_claimed_change(job, consumer, lease_ms, now, start, if_idle, new_id())
+        return await self._apply(job.mailbox_id, job.job_id, apply)
+
+    @classmethod
+    def _enqueue_claimed_change(
+        cls,
+        job: MailboxJob,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        start: str | None,
+        if_idle: bool,
+        token: str,
+    ) -> Callable[[MailboxTxn], MailboxJob | None]:
+        """The transaction change of :meth:`enqueue_claimed` (``None``: not claimed)."""
 
         def apply(txn: MailboxTxn) -> MailboxJob | None:
-            queued = self._queued(txn, job)
+            queued = cls._queued(txn, job)
             if txn.live(_CLAIMED) or (if_idle and txn.live(_QUEUED)):
                 return None
-            return self._claim_one(txn, queued, new_id(), consumer, lease_ms, now, start)
+            return cls._claim_one(txn, queued, token, consumer, lease_ms, now, start)
 
-        return await self._apply(job.mailbox_id, job.job_id, apply)
+        return apply
 
     async def claim(
         self,
@@ -256,14 +292,7 @@ class MailboxEngine(MailboxStore):
     async def ack(
         self, job_id: str, claim_token: str, now: int, *, result: MailboxRunResult | None = None
     ) -> MailboxJob:
-        def accept(job: MailboxJob) -> MailboxJob:
-            if result is not None:
-                job = with_result(job, result, now)
-            return clear_claim(
-                job, status=MailboxJobStatus.ACCEPTED, completed_at=now, updated_at=now
-            )
-
-        return await self._update_claimed(job_id, claim_token, now, "ack", accept)
+        return await self._update_claimed(job_id, claim_token, now, "ack", accepting(result, now))
 
     async def _fail(
         self, job_id: str, token: str, now: int, error_text: str, retry_at: int | None

@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 
 import msgspec
 from awaken_contract.contract.journal import (
-    JournaledThreadRunStore,
     JournalEntry,
     JournalKind,
     JournalRecord,
@@ -47,6 +46,7 @@ from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import clone, encode
+from awaken_stores._job_checkpoints import LocalJobCheckpoints
 from awaken_stores._journal_local import LocalJournalHub, entries_after
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores._memory_rows import (
@@ -77,9 +77,9 @@ def _copy_opt(value: T | None) -> T | None:
     return None if value is None else _copy(value)
 
 
-class InMemoryStore(JournaledThreadRunStore):
+class InMemoryStore(LocalJobCheckpoints):
     """Threads, messages, runs and run journals in dicts; sub-stores ``profiles``, ``config``,
-    ``mailbox``."""
+    ``mailbox`` (whose jobs ride the checkpoints, see ``_job_checkpoints``)."""
 
     def __init__(self) -> None:
         self._threads: dict[str, Thread] = {}
@@ -94,6 +94,13 @@ class InMemoryStore(JournaledThreadRunStore):
         self.profiles = InMemoryProfileStore()
         self.config = InMemoryConfigStore()
         self.mailbox = InMemoryMailboxStore()
+
+    @property
+    def job_mailbox(self) -> InMemoryMailboxStore:
+        return self.mailbox
+
+    def _local_mailbox(self) -> InMemoryMailboxStore:
+        return self.mailbox
 
     # ------------------------------------------------------------------ threads
     async def load_thread(self, thread_id: str) -> Thread | None:

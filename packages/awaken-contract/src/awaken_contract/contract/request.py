@@ -11,6 +11,7 @@ from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import ToolDescriptor
 
 if TYPE_CHECKING:
+    from awaken_contract.contract.checkpoint_writer import CheckpointWriter
     from awaken_contract.contract.run_plan import RunPlan
     from awaken_contract.registry_spec import InferenceOverride
 
@@ -48,6 +49,8 @@ class RunRequest:
     """The run planned at submission (mailbox); the runtime then picks nothing itself."""
     user_id: str | None = None
     """The user the run acts for (validated by the id rule); a resumed run keeps its own."""
+    checkpoint_writer: CheckpointWriter | None = None
+    """Commits the run's journaled checkpoints (the mailbox's rides its job on them)."""
 
     def with_agent_id(self, agent_id: str) -> RunRequest:
         """Run this agent."""

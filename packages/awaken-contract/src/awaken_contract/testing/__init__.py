@@ -22,6 +22,7 @@ from awaken_contract.testing.builders import (
     poisoned_run,
 )
 from awaken_contract.testing.config_store import ConfigStoreContract
+from awaken_contract.testing.job_checkpoints import JobCheckpointStoreContract
 from awaken_contract.testing.journal import JournaledStoreContract, sample_records
 from awaken_contract.testing.mailbox_store import MailboxStoreContract
 from awaken_contract.testing.profile_store import ProfileStoreContract
@@ -35,6 +36,7 @@ from awaken_contract.testing.thread_store import ThreadStoreContract
 __all__ = [
     "CheckpointContract",
     "ConfigStoreContract",
+    "JobCheckpointStoreContract",
     "JournaledStoreContract",
     "MailboxStoreContract",
     "ProfileStoreContract",

@@ -124,7 +124,7 @@ class ToolPipeline:
                     return decision.reason, suspended
                 suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
                 continue
-            executed = await self._execute_one(call, None)
+            executed = await self._execute_one(call, None, last_of_step=index == len(calls) - 1)
             if executed is None:  # cancelled while running
                 await self._backfill(calls[index + 1 :], CANCELLED_MESSAGE)
                 return None, suspended
@@ -188,7 +188,10 @@ class ToolPipeline:
             await self._backfill([*allowed, *rest], CANCELLED_MESSAGE)
             return blocked, suspended, []
         if host.journal is not None:
-            await host.journal.finished([(item.call, item.output) for item in results])
+            await host.journal.finished(
+                [(item.call, item.output) for item in results],
+                last_of_step=not rest and blocked is None,
+            )
         # One frozen snapshot for every call: their writes must merge (Exclusive keys conflict).
         conflicts = StateCommand()
         strategy = host.store.strategy
@@ -340,7 +343,7 @@ class ToolPipeline:
         )
 
     async def _execute_one(
-        self, call: ToolCall, state: ToolCallState | None
+        self, call: ToolCall, state: ToolCallState | None, *, last_of_step: bool = False
     ) -> ToolCallOutcome | None:
         """Execute one allowed call and complete it; ``None`` when cancelled mid-way."""
         host = self.ctx
@@ -352,7 +355,7 @@ class ToolPipeline:
                 execute_single_tool(host.tools, call, ctx)
             )
             if host.journal is not None:
-                await host.journal.finished([(call, output)])
+                await host.journal.finished([(call, output)], last_of_step=last_of_step)
         except RunCancelled:
             await self._complete(
                 call,

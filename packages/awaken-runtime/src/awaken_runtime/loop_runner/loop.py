@@ -85,10 +85,12 @@ async def _run(run: LoopContext) -> AgentRunResult:
     try:
         termination = await _run_body(run)
     except (RunCancelled, StateCancelled):
+        await _flush_held(run)
         termination = TerminationReason.cancelled()
     except Exception as exc:
         message = str(exc) or type(exc).__name__
         _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
+        await _flush_held(run)
         await run.emit(Error(message=message, code=_error_code(exc)))
         if run.step_open:
             run.step_open = False
@@ -140,6 +142,8 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         if store.read(ToolCallStatesKey) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         outcome, termination = await _execute_step(run)
+        if outcome is not StepOutcome.CONTINUE and run.journal is not None:
+            await run.journal.flush_held()  # only a continuing step goes to its checkpoint
         if outcome is StepOutcome.SUSPENDED:
             waited = await suspend_and_wait(run, step_open=True)
             if waited is not None:
@@ -182,6 +186,13 @@ async def _execute_step(run: LoopContext) -> StepResult:
     if not isinstance(inferred, StreamResult):
         return inferred
     return await tools_phase(run, inferred)
+
+
+async def _flush_held(run: LoopContext) -> None:
+    """A finished tool's record waiting for a step checkpoint that will not come: commit it
+    before the run ends (best effort; the final checkpoint writes it otherwise)."""
+    if run.journal is not None and run.journal.holding:
+        await run.flush_journal()
 
 
 def _error_code(exc: BaseException) -> str:

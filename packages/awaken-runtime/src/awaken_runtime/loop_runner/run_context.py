@@ -14,6 +14,7 @@ from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
 from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
+from awaken_contract.contract.checkpoint_writer import StepCheckpoint
 from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
@@ -57,6 +58,7 @@ from awaken_runtime.run_journal import (
     ResumePoint,
     StepJournal,
     ToolJournal,
+    finish_can_ride,
     load_resume_point,
 )
 from awaken_runtime.state.store import StateStore
@@ -343,6 +345,7 @@ class LoopContext:
         self.system_message = (
             Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
+        rides = finish_can_ride(self.hooks, self.params.scoped_state)  # see run_journal
         self.pipeline = pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
@@ -360,7 +363,7 @@ class LoopContext:
                 descriptors=self.descriptors,
                 hooks=self.hooks,
                 journal=(
-                    ToolJournal(self.journal, self.resume, self.clock.index, store)
+                    ToolJournal(self.journal, self.resume, self.clock.index, store, rides)
                     if self.journal is not None or self.resume is not None
                     else None
                 ),
@@ -420,6 +423,8 @@ class LoopContext:
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
         if self.phase_has_work(Phase.STEP_END):
+            if self.journal is not None and self.store.read_raw(_PENDING_ACTIONS):
+                await self.journal.flush_held()  # the step-end phase runs actions first
             await self.run_phase(Phase.STEP_END, with_token=False)
         if checkpoint and self.persists:
             await self.checkpoint()
@@ -469,15 +474,11 @@ class LoopContext:
                         journal.record_attempt(self._attempt, skip_seq=False)
                         self._attempt = None
                         self._owed_skip = True
-                records = journal.take()
-                entries = await target.checkpoint_step(
-                    self.identity.thread_id,
-                    self.messages,
-                    record,
-                    records,
-                    expected_last_seq=journal.last_seq,
-                )
-                journal.committed(len(entries))
+                step = StepCheckpoint(self.identity.thread_id, self.messages, record, [])
+                step.first = any(isinstance(event, RunStart) for event in events)
+                step.termination, step.response = termination, response
+                writer = self.params.request.checkpoint_writer if self.params.request else None
+                await journal.checkpoint(target, step, writer)
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:

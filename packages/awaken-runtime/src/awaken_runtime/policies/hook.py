@@ -200,6 +200,8 @@ class MaxRoundsHook(PhaseHook):
     ``StopConditionHook([MaxRoundsPolicy(n)], track_outcomes=False)`` gives, without building
     statistics every step."""
 
+    waits = False  # reads the lifecycle, returns a command
+
     def __init__(self, max_rounds: int) -> None:
         self.max_rounds = max(int(max_rounds), 0)
         self.detail = f"exceeded {self.max_rounds} rounds"

@@ -51,6 +51,11 @@ class ScopedStateSync:
         self.state.restore_scoped(PersistedState(0, data), STORED_SCOPES, UnknownKeyPolicy.SKIP)
         self._saved = dict(data)
 
+    @property
+    def has_keys(self) -> bool:
+        """The run has Shared/Profile keys to keep in sync (else :meth:`save` writes nothing)."""
+        return bool(self._keys)
+
     async def save(self) -> int:
         """Write the keys the run changed (delete the ones it cleared); returns how many."""
         if not self._keys:

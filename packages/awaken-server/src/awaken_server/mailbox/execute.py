@@ -23,6 +23,7 @@ from awaken_contract.errors import AgentLoopError, AwakenError, VersionConflict
 from awaken_contract.ids import new_id, now_ms
 
 from awaken_server.mailbox.core import MailboxCore
+from awaken_server.mailbox.job_checkpoints import JobCheckpointWriter, JobNotClaimed
 from awaken_server.mailbox.lease import LeaseRenewal
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
@@ -102,8 +103,16 @@ class JobRunner:
         return True
 
     def start_job(
-        self, worker: ThreadWorker, job: MailboxJob, target: ReconnectableEventSink
+        self,
+        worker: ThreadWorker,
+        job: MailboxJob,
+        target: ReconnectableEventSink,
+        writer: JobCheckpointWriter | None = None,
     ) -> asyncio.Task[None]:
+        """Run the claimed ``job`` (or, with a deferred ``writer``, the job its run's first
+        checkpoint claims) on ``worker``."""
+        if writer is None:
+            writer = JobCheckpointWriter(self.core.store, job.job_id, job.claim_token or "")
         worker.state = WorkerState.RUNNING
         worker.job_id = job.job_id
         worker.claim_token = job.claim_token
@@ -116,12 +125,15 @@ class JobRunner:
         if job.run_id:
             self.core.run_threads[job.run_id] = worker.thread_id
         self.core.hubs.open(job.run_id or job.job_id, worker.thread_id)
-        task = asyncio.create_task(self._execute(worker, job), name=f"awaken-job-{job.job_id}")
+        task = asyncio.create_task(
+            self._execute(worker, job, writer), name=f"awaken-job-{job.job_id}"
+        )
         worker.task = task
         return task
 
-    async def _execute(self, worker: ThreadWorker, job: MailboxJob) -> None:
-        token = job.claim_token or ""
+    async def _execute(
+        self, worker: ThreadWorker, job: MailboxJob, writer: JobCheckpointWriter
+    ) -> None:
         run_id = job.run_id or job.job_id
         hub = self.core.hubs.open(run_id, worker.thread_id)
         await self._number_from_journal(hub, run_id)
@@ -130,18 +142,20 @@ class JobRunner:
             HubSink(hub),
             worker.sink or ReconnectableEventSink(),
             self.core.metrics,
-            on_park_change=lambda: self._extend_lease(worker, job.job_id, token),
+            on_park_change=lambda: self._extend_lease(worker, job.job_id, writer.claim_token),
         )
         renewal = LeaseRenewal(
             self.core.config.lease_renewal_interval.total_seconds(),
-            lambda: self._extend_lease(worker, job.job_id, token),
+            lambda: self._renew(worker, job.job_id, writer),
         )
         started = time.monotonic()
         if self.core.metrics is not None:
             self.core.metrics.active_runs.inc()
             self.core.metrics.runs_started.inc()
         try:
-            await self._run_job(worker, job, token, run_id, job_sink)
+            await self._run_job(worker, job, writer, run_id, job_sink)
+        except JobNotClaimed:
+            pass  # the thread was busy after all: nothing was written, nothing to settle
         except asyncio.CancelledError:
             # Shutdown: the job stays Claimed; its lease expires and a sweep re-runs it.
             raise
@@ -179,8 +193,14 @@ class JobRunner:
             task.add_done_callback(self.core.background.discard)
 
     async def _run_job(
-        self, worker: ThreadWorker, job: MailboxJob, token: str, run_id: str, sink: JobSink
+        self,
+        worker: ThreadWorker,
+        job: MailboxJob,
+        writer: JobCheckpointWriter,
+        run_id: str,
+        sink: JobSink,
     ) -> None:
+        token: str | None
         # Claims record the start of execution in the same transaction (``start``): the job
         # is this attempt's from here on, with no interrupt in between. A job claimed without
         # ``start`` records it now (a stale or lost claim is superseded, not run).
@@ -188,17 +208,22 @@ class JobRunner:
         if instance_id is None or job.run_status is not RunStatus.RUNNING:
             instance_id = new_id()
             try:
-                await self.core.store.record_job_start(job.job_id, token, instance_id, now_ms())
+                await self.core.store.record_job_start(
+                    job.job_id, writer.claim_token, instance_id, now_ms()
+                )
             except VersionConflict:
                 await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
                 return
         try:
             request, record = await self._request_for(job, run_id, instance_id)
         except _Permanent as exc:
-            await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
+            if (token := await writer.settle_token()) is not None:
+                await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
             return
         if request is None:  # the run already finished (or parked) before a crash lost the ack
             assert record is not None
+            if (token := await writer.settle_token()) is None:
+                return
             settled = MailboxRunResult(
                 run_id=run_id,
                 dispatch_instance_id=instance_id,
@@ -216,9 +241,15 @@ class JobRunner:
             job.attempt_count,
         )
         runtime = worker.runtime or self.core.runtime
+        writer.final_result = lambda termination, response: self._final_result(
+            sink, run_id, instance_id, termination, response
+        )
+        request.checkpoint_writer = writer
         try:
             result = await runtime.run(request, sink)
         except AwakenError as exc:
+            if (token := await writer.settle_token()) is None:
+                return
             # Retryable errors are retried with backoff; a loop error that cannot be retried
             # already ended (and reported) the run; anything else can never succeed.
             if exc.retryable:
@@ -231,24 +262,45 @@ class JobRunner:
             return
         except Exception as exc:
             _log.exception("run %s raised", run_id)
+            if (token := await writer.settle_token()) is None:
+                return
             await self._finish(
                 job, token, "nack", f"{type(exc).__name__}: {exc}", sink, run_id, instance_id
             )
             return
+        if writer.acked:  # the run's final checkpoint completed the job
+            self.core.count("ack", "ok")
+            return
+        if (token := await writer.settle_token()) is None:
+            return
         termination = result.termination
-        if termination.type is TerminationKind.ERROR and sink.error_code in TRANSIENT_ERROR_CODES:
+        done = self._final_result(sink, run_id, instance_id, termination, result.response)
+        if done is None:
             # The store failed under the run: an infrastructure failure, retried with backoff.
             message = termination.message or "storage error"
             await self._finish(job, token, "nack", message, sink, run_id, instance_id)
             return
-        done = MailboxRunResult(
+        await self._ack(job, token, done)
+
+    @staticmethod
+    def _final_result(
+        sink: JobSink,
+        run_id: str,
+        instance_id: str,
+        termination: TerminationReason,
+        response: str,
+    ) -> MailboxRunResult | None:
+        """The result a run's final checkpoint acks the job with; ``None`` when the run's
+        outcome is not an ack (a transient storage failure is retried: nack)."""
+        if termination.type is TerminationKind.ERROR and sink.error_code in TRANSIENT_ERROR_CODES:
+            return None
+        return MailboxRunResult(
             run_id=run_id,
             dispatch_instance_id=instance_id,
             status=RunStatus.DONE,
             termination=termination,
-            response=result.response,
+            response=response,
         )
-        await self._ack(job, token, done)
 
     async def _request_for(
         self, job: MailboxJob, run_id: str, instance_id: str
@@ -368,6 +420,15 @@ class JobRunner:
         except VersionConflict:
             # Superseded (interrupt) or the lease was lost: nothing left to settle.
             self.core.count("ack", "superseded")
+
+    async def _renew(self, worker: ThreadWorker, job_id: str, writer: JobCheckpointWriter) -> bool:
+        """One lease renewal (``False``: stop renewing); a deferred claim that has not
+        committed yet has no lease to renew so far."""
+        if not writer.claimed.done():
+            return True
+        if writer.not_claimed:
+            return False
+        return await self._extend_lease(worker, job_id, writer.claim_token)
 
     async def _extend_lease(self, worker: ThreadWorker, job_id: str, token: str) -> bool:
         """Extend the job's lease by the running or, while parked, the suspended length.

@@ -13,7 +13,9 @@ import enum
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from awaken_contract.contract.checkpoint_writer import JobClaim
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.mailbox import MailboxJob
@@ -27,12 +29,24 @@ from awaken_server.errors import BadRequest, Conflict
 from awaken_server.mailbox.control import RunControl
 from awaken_server.mailbox.core import MailboxCore
 from awaken_server.mailbox.execute import JobRunner
+from awaken_server.mailbox.job_checkpoints import JobCheckpointWriter, rides_checkpoints
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import RunSubmission, extras_to_builtins
 from awaken_server.mailbox.worker import ThreadWorker, WorkerState
 from awaken_server.sse import RunEventHub
 
 __all__ = ["THREAD_BUSY", "SubmitHandle", "SubmitResult", "SubmitStatus", "Submitter"]
+
+
+async def _claimed(writer: JobCheckpointWriter, task: asyncio.Task[None]) -> bool:
+    """Wait until the run's first checkpoint committed its job's claim (True) or the thread
+    turned out busy (False); a run that ends before it checkpoints claims on its own."""
+    waiting: list[asyncio.Future[Any]] = [writer.claimed, task]
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+    if not writer.claimed.done():
+        await task  # (ended without a checkpoint; its settlement resolved the claim)
+    return writer.claimed.done() and writer.claimed.result() is not None
+
 
 _log = logging.getLogger("awaken.mailbox")
 
@@ -117,6 +131,7 @@ class Submitter:
         """Plan, enqueue, claim and start the run on this process's idle worker; ``None``
         when the store has other work for the thread (``if_idle``) or a claimed job."""
         worker = await self._reserve_worker(thread_id)
+        writer: JobCheckpointWriter | None = None
         try:
             plan = await self._prepare_run(thread_id, submission, background=False)
             run_id = plan.run_id
@@ -124,29 +139,53 @@ class Submitter:
             job = self._new_job(thread_id, plan, submission, background=False, now=now)
             # (a store that enqueues and claims in two steps must not let a dispatcher win)
             job.available_at = now + self.core.config.inline_claim_guard_ms
-            claimed = await self.core.store.enqueue_claimed(
+            claim = JobClaim(
                 job,
                 self.core.consumer_id,
                 self.core.config.lease_ms,
                 now,
                 start=new_id(),
+                claim_token=new_id(),
                 if_idle=if_idle,
             )
+            claimed: MailboxJob | None
+            if self._claim_rides_checkpoint():
+                # The run's first checkpoint commits the claim (ADR 0028).
+                writer = JobCheckpointWriter.deferred(self.core.store, claim)
+                claimed = claim.claimed_job()
+            else:
+                claimed = await self.core.store.enqueue_claimed(
+                    job, claim.consumer, claim.lease_ms, now, start=claim.start, if_idle=if_idle
+                )
         except BaseException:
             worker.state = WorkerState.IDLE
             raise
-        if claimed is None:
-            worker.state = WorkerState.IDLE
-            if not if_idle and plan.resumes:
-                await self.core.reconcile_run(run_id, TerminationReason.cancelled())
-            return None
-        target = ReconnectableEventSink(sink)
-        hub = self.core.hubs.open(run_id, thread_id)
-        # Hold the native hub's frames for the HTTP response that is about to read them (a
-        # caller with its own sink reads that sink instead, so nothing is reserved).
-        reservation = hub.reserve() if sink is None else None
-        task = self.runner.start_job(worker, claimed, target)
-        return SubmitHandle(claimed.job_id, run_id, thread_id, hub, task, target, reservation)
+        if claimed is not None:
+            target = ReconnectableEventSink(sink)
+            hub = self.core.hubs.open(run_id, thread_id)
+            # Hold the native hub's frames for the HTTP response that is about to read them
+            # (a caller with its own sink reads that sink instead, so nothing is reserved).
+            reservation = hub.reserve() if sink is None else None
+            task = self.runner.start_job(worker, claimed, target, writer)
+            if writer is None or await _claimed(writer, task):
+                return SubmitHandle(
+                    claimed.job_id, run_id, thread_id, hub, task, target, reservation
+                )
+            if reservation is not None:
+                hub.release(reservation)
+            await task  # abandoned before it wrote anything: the worker is idle again
+        worker.state = WorkerState.IDLE
+        if not if_idle and plan.resumes:
+            await self.core.reconcile_run(run_id, TerminationReason.cancelled())
+        return None
+
+    def _claim_rides_checkpoint(self) -> bool:
+        """The job's claim can commit with its run's first checkpoint: the runtime checkpoints
+        into the mailbox's run store, which claims jobs of this mailbox atomically."""
+        store = self.core.run_store
+        return self.core.runtime.thread_run_store is store and rides_checkpoints(
+            store, self.core.store
+        )
 
     async def _reserve_worker(self, thread_id: str) -> ThreadWorker:
         """Take this process's worker of the thread for an inline claim (state Claiming);

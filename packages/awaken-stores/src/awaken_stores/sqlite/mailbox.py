@@ -51,6 +51,24 @@ def _load(c: sqlite3.Connection, mailbox_id: str, job_id: str | None) -> Mailbox
     return MailboxTxn(mailbox_id, int(generation or 0), [decode(r[0], MailboxJob) for r in rows])
 
 
+def mailbox_change(
+    c: sqlite3.Connection, mailbox_id: str, job_id: str | None, change: Callable[[MailboxTxn], T]
+) -> tuple[T, MailboxJobList]:
+    """Load, change and save the mailbox inside the caller's write transaction; the change's
+    result and the jobs it wrote."""
+    txn = _load(c, mailbox_id, job_id)
+    result = change(txn)
+    changed = txn.changed_jobs()
+    if txn.generation != txn.initial_generation:
+        c.execute(
+            "INSERT INTO awaken_mailbox_generations VALUES (?, ?) ON CONFLICT"
+            " (mailbox_id) DO UPDATE SET generation = excluded.generation",
+            (mailbox_id, txn.generation),
+        )
+    c.executemany(_UPSERT_JOB, [_job_row(j) for j in changed])
+    return result, changed
+
+
 _KNOWN_MAILBOXES = 4096
 """Job → mailbox ids remembered per store (a job never changes mailbox)."""
 
@@ -88,23 +106,16 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         """Load, change and save the mailbox in one write transaction on the worker thread
         (one hop; committed with whatever other writes are waiting, see ``connection``)."""
 
-        def work(c: sqlite3.Connection) -> tuple[T, MailboxJobList]:
-            txn = _load(c, mailbox_id, job_id)
-            result = change(txn)
-            changed = txn.changed_jobs()
-            if txn.generation != txn.initial_generation:
-                c.execute(
-                    "INSERT INTO awaken_mailbox_generations VALUES (?, ?) ON CONFLICT"
-                    " (mailbox_id) DO UPDATE SET generation = excluded.generation",
-                    (mailbox_id, txn.generation),
-                )
-            c.executemany(_UPSERT_JOB, [_job_row(j) for j in changed])
-            return result, changed
-
-        result, changed = await self._db.write(work)
-        for job in changed:
-            self._remember(job.job_id, job.mailbox_id)
+        result, changed = await self._db.write(
+            lambda c: mailbox_change(c, mailbox_id, job_id, change)
+        )
+        self.remember_all(changed)
         return result
+
+    def remember_all(self, jobs: MailboxJobList) -> None:
+        """Remember the mailbox of jobs a transaction wrote."""
+        for job in jobs:
+            self._remember(job.job_id, job.mailbox_id)
 
     async def _mailbox_of(self, job_id: str) -> str | None:
         known = self._mailboxes.get(job_id)

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from awaken_contract.contract.checkpoint_writer import (
+    JobAck,
+    JobCheckpointStore,
+    JobClaim,
+    StepCheckpoint,
+)
 from awaken_contract.contract.journal import (
     JournaledThreadRunStore,
     JournalEntry,
     JournalRecord,
 )
 from awaken_contract.contract.lifecycle import RunStatus
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.retention import (
     PruneReport,
@@ -29,16 +36,17 @@ from awaken_contract.contract.storage import (
     checkpoint_thread,
     require_thread,
 )
-from awaken_contract.errors import AlreadyExists
+from awaken_contract.errors import AlreadyExists, StorageError
 from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
+from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.sqlite.config import SqliteConfigStore
 from awaken_stores.sqlite.connection import _one
 from awaken_stores.sqlite.journal import SqliteJournal, _append_journal
-from awaken_stores.sqlite.mailbox import SqliteMailboxStore
+from awaken_stores.sqlite.mailbox import SqliteMailboxStore, mailbox_change
 from awaken_stores.sqlite.profile import SqliteProfileStore
 
 
@@ -109,7 +117,11 @@ def _delete_messages(c: sqlite3.Connection, thread_id: str) -> None:
     c.execute("DELETE FROM awaken_message_heads WHERE thread_id = ?", (thread_id,))
 
 
-class SqliteStore(SqliteJournal, JournaledThreadRunStore):
+class _NotClaimed(Exception):
+    """The job of a claiming checkpoint could not be claimed (rolls the write back)."""
+
+
+class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
     """Threads, messages and runs in one SQLite file (``awaken-stores[sqlite]``).
 
     Sub-stores sharing the connection: ``profiles``, ``config`` and ``mailbox``. Use
@@ -280,6 +292,15 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
         *,
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
+        step = StepCheckpoint(thread_id, messages, run, list(records), expected_last_seq)
+        write = self._checkpoint_work(step)
+        return self._settle(step, *(await self._db.write(write)))
+
+    def _checkpoint_work(
+        self, step: StepCheckpoint
+    ) -> Callable[[sqlite3.Connection], tuple[LogWrite, list[JournalEntry]]]:
+        """The writes of ``checkpoint_step`` (run inside a write transaction)."""
+        thread_id, run = step.thread_id, step.run
         validate_id("thread id", thread_id)
         validate_id("run id", run.run_id)
         run_row = _run_row(run)
@@ -288,15 +309,67 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore):
             data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
             existing = None if data is None else decode(data, Thread)
             c.execute(_UPSERT_THREAD, _thread_row(checkpoint_thread(existing, thread_id, run)))
-            plan = _write_messages(c, self._known, thread_id, messages)
+            plan = _write_messages(c, self._known, thread_id, step.messages)
             c.execute(_UPSERT_RUN, run_row)
-            return plan, _append_journal(c, run.run_id, records, expected_last_seq)
+            return plan, _append_journal(c, run.run_id, step.records, step.expected_last_seq)
 
-        plan, entries = await self._db.write(write)
-        self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+        return write
+
+    def _settle(
+        self, step: StepCheckpoint, plan: LogWrite, entries: list[JournalEntry]
+    ) -> list[JournalEntry]:
+        """After a checkpoint committed: remember the log head, wake journal followers."""
+        self._known.settle(
+            step.thread_id, step.messages, plan.head, step.run.status is RunStatus.DONE
+        )
         if entries:
-            self._db.journal_hub.notify(run.run_id)
+            self._db.journal_hub.notify(step.run.run_id)
         return entries
+
+    # ------------------------------------------------------------------ jobs riding checkpoints
+    @property
+    def job_mailbox(self) -> SqliteMailboxStore:
+        return self.mailbox
+
+    async def checkpoint_claiming(
+        self, checkpoint: StepCheckpoint, claim: JobClaim
+    ) -> tuple[list[JournalEntry], MailboxJob] | None:
+        job = claim.job
+        if await self.mailbox._mailbox_of(job.job_id) is not None:
+            raise AlreadyExists(job.job_id)
+        change = enqueue_claimed_change(claim)
+        write = self._checkpoint_work(checkpoint)
+
+        def work(c: sqlite3.Connection) -> tuple[LogWrite, list[JournalEntry], MailboxJobList]:
+            claimed, changed = mailbox_change(c, job.mailbox_id, job.job_id, change)
+            if claimed is None:
+                raise _NotClaimed  # rolls the whole write back (its savepoint)
+            return (*write(c), changed)
+
+        try:
+            plan, entries, changed = await self._db.write(work)
+        except _NotClaimed:
+            return None
+        self.mailbox.remember_all(changed)
+        claimed_job = next(j for j in changed if j.job_id == job.job_id)
+        return self._settle(checkpoint, plan, entries), claimed_job
+
+    async def checkpoint_acking(
+        self, checkpoint: StepCheckpoint, ack: JobAck
+    ) -> tuple[list[JournalEntry], bool]:
+        mailbox_id = await self.mailbox._mailbox_of(ack.job_id)
+        write = self._checkpoint_work(checkpoint)
+        if mailbox_id is None:  # an unknown job: nothing to ack
+            return self._settle(checkpoint, *(await self._db.write(write))), False
+        change = ack_change(ack.job_id, ack.claim_token, ack.now, ack.result)
+
+        def work(c: sqlite3.Connection) -> tuple[LogWrite, list[JournalEntry], bool]:
+            plan, entries = write(c)
+            outcome, _ = mailbox_change(c, mailbox_id, ack.job_id, change)
+            return plan, entries, not isinstance(outcome, StorageError)
+
+        plan, entries, acked = await self._db.write(work)
+        return self._settle(checkpoint, plan, entries), acked
 
     # ------------------------------------------------------------------ retention
     async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:

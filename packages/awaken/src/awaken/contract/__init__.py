@@ -5,6 +5,7 @@
 import importlib
 
 from awaken.contract.cancellation import *  # noqa: F403
+from awaken.contract.checkpoint_writer import *  # noqa: F403
 from awaken.contract.config_store import *  # noqa: F403
 from awaken.contract.content import *  # noqa: F403
 from awaken.contract.context_message import *  # noqa: F403
@@ -36,6 +37,7 @@ from awaken.contract.typed_tool import *  # noqa: F403
 
 _MODULES = (
     "cancellation",
+    "checkpoint_writer",
     "config_store",
     "content",
     "context_message",
