@@ -16,6 +16,7 @@ from awaken_contract.contract.suspension import (
     ToolCallResumeMode,
 )
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
+from awaken_contract.contract.tool_result import ToolOutput
 from awaken_contract.plugin import (
     PhaseContext,
     Plugin,
@@ -24,6 +25,7 @@ from awaken_contract.plugin import (
     ToolGateHook,
 )
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
+from awaken_contract.state import KeyScope, MergeStrategy, StateCommand, StateKey, StateKeyOptions
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
 from awaken_stores import SqliteStore
@@ -114,3 +116,90 @@ async def test_suspend_in_one_runtime_resume_in_another_over_sqlite(tmp_path: Pa
         thread = await reopened.load_thread("acct")
         assert thread is not None and thread.latest_run_id == result.run_id
         assert thread.open_run_id is None
+
+
+class Notes(StateKey[int, int]):
+    """A Run-scoped counter the tools add to."""
+
+    KEY = "test.notes"
+    MERGE = MergeStrategy.COMMUTATIVE
+    SCOPE = KeyScope.RUN
+
+    @classmethod
+    def apply(cls, value: int, update: int) -> int:
+        return value + update
+
+
+class Noting(Transfer):
+    """``transfer`` that adds 1 to the run's notes and reports what it saw before."""
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolOutput:  # type: ignore[override]
+        seen = ctx.snapshot.get(Notes)
+        self.calls.append({**args, "seen": seen})
+        return ToolOutput.with_command(
+            ToolResult.success("transfer", {"moved": args["amount"]}),
+            StateCommand().update(Notes, 1),
+        )
+
+
+class NotesPlugin(Plugin):
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("notes")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        registrar.register_key(Notes, StateKeyOptions())
+        registrar.register_tool_gate_hook("notes", NotingConfirm())
+
+
+class NotingConfirm(Confirm):
+    """Ask only for the second transfer."""
+
+    async def run(self, ctx: PhaseContext) -> ToolInterceptPayload | None:
+        if ctx.tool_call_id == "c1":
+            return None
+        return await super().run(ctx)
+
+
+def noting_runtime(store: SqliteStore, llm: ScriptedLlm, tool: Transfer):
+    return (
+        AgentRuntimeBuilder()
+        .with_agent_spec(AgentSpec("bank").with_model("m").with_plugin("notes"))
+        .with_plugin("notes", NotesPlugin())
+        .with_tool("transfer", tool)
+        .with_provider("llm", llm)
+        .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
+        .with_thread_run_store(store)
+        .build()
+    )
+
+
+async def test_a_parked_run_resumed_elsewhere_keeps_its_run_scoped_state(tmp_path: Path) -> None:
+    db = tmp_path / "awaken.db"
+    steps = [
+        tool_step([ToolCall("c1", "transfer", {"amount": 1})]),
+        tool_step([ToolCall("c2", "transfer", {"amount": 2})]),
+    ]
+    async with SqliteStore(db) as store:
+        first_tool = Noting()
+        parked = await noting_runtime(store, ScriptedLlm(steps), first_tool).run(
+            RunRequest("acct", [Message.user("send 1 then 2")]).with_agent_id("bank"),
+            VecEventSink(),
+            wait_for_decisions=False,
+        )
+        assert parked.termination.type is TerminationKind.SUSPENDED
+        assert first_tool.calls == [{"amount": 1, "seen": None}]
+
+    async with SqliteStore(db) as reopened:  # a new connection, as another process would
+        tool = Noting()
+        result = await noting_runtime(reopened, ScriptedLlm([text_step("Sent.")]), tool).run(
+            RunRequest("acct", [])
+            .with_agent_id("bank")
+            .with_decision("ok-c2", ToolCallResume.resume(True)),
+            VecEventSink(),
+        )
+        assert result.run_id == parked.run_id and result.response == "Sent."
+        assert tool.calls == [{"amount": 2, "seen": 1}]  # the first step's note came back
+        final = await reopened.load_run(result.run_id)
+        assert final is not None and final.status is RunStatus.DONE
+        assert final.state is not None and final.state.extensions["test.notes"] == 2
+        assert final.steps == 3  # two tool steps and the answer, each counted once

@@ -76,9 +76,8 @@ _SCRIPT = textwrap.dedent(
     class Visits(StateKey[int, int]):
         KEY = "test.visits"
         MERGE = MergeStrategy.COMMUTATIVE
-        # (a resumed attempt restores Thread-scoped keys from the last checkpoint; the run
-        # killed after its step checkpoint keeps the tool's effect through it)
-        SCOPE = KeyScope.THREAD if MERGED else KeyScope.RUN
+        # Run-scoped: the resumed attempt restores it from its run's last checkpoint
+        SCOPE = KeyScope.RUN
 
         @classmethod
         def apply(cls, value, update):

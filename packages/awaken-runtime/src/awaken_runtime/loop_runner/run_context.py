@@ -120,19 +120,15 @@ class LoopContext:
         self.continuations = 0
         self.usage: TokenUsage | None = None
         self.step_open = False
+        self.clock = StepClock.for_run(params)
         self.record = RunRecordInputs(
             params.run_identity,
             previous=params.previous_run,
             request=params.request_snapshot,
             input_message_count=self.input_message_count,
             loop_start_ms=now_ms(),
-            base_steps=(
-                params.previous_run.steps
-                if params.is_continuation and params.previous_run is not None
-                else 0
-            ),
+            base_steps=self.clock.base,
         )
-        self.clock = StepClock(self.record.base_steps)
         self.pending_decisions: DecisionBatch = []
         self.output = OutputState()
         # The run's fixed parts, read as plain attributes on the hot path.

@@ -9,6 +9,8 @@ from awaken_contract.actions import RunLifecycleKey, RunLifecycleUpdate
 from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.state import MutationBatch
 
+from awaken_runtime.loop_runner.params import AgentLoopParams
+
 __all__ = ["StepClock", "StepOutcome", "StepResult", "done_batch"]
 
 
@@ -22,6 +24,17 @@ class StepClock:
     def __init__(self, base: int) -> None:
         self.base = base
         self.steps = 0
+
+    @classmethod
+    def for_run(cls, params: AgentLoopParams) -> StepClock:
+        """The clock of a run starting: a new run at 0; a continuation after the steps of
+        earlier attempts its restored lifecycle does not already count (the lifecycle's
+        ``step_count`` holds them; a run recorded without one counts the record's ``steps``)."""
+        previous = params.previous_run
+        if not params.is_continuation or previous is None:
+            return cls(0)
+        restored = params.runtime.store.read(RunLifecycleKey)
+        return cls(max(previous.steps - (restored.step_count if restored is not None else 0), 0))
 
     def index(self) -> int:
         """The 0-based index of the current step across the run's attempts."""

@@ -20,6 +20,7 @@ from awaken_contract.actions import ClearToolCallStates, ToolCallStatesKey
 from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import ChannelEventSink, EventSink, NullEventSink
 from awaken_contract.contract.identity import RunIdentity, RunOrigin
+from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.request import RunRequest, RunRequestOrigin
 from awaken_contract.contract.run_plan import RunPlan, find_waiting_run
@@ -37,7 +38,7 @@ from awaken_contract.ids import check_id, new_id
 from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
 from awaken_contract.scoped_state import ScopedStateEntries
-from awaken_contract.state import MutationBatch, UnknownKeyPolicy
+from awaken_contract.state import KeyScope, MutationBatch, UnknownKeyPolicy
 
 from awaken_runtime.loop_runner.history import (
     has_visible_user_message,
@@ -63,6 +64,9 @@ _ORIGINS = {
     RunRequestOrigin.INTERNAL: RunOrigin.INTERNAL,
 }
 _ACTIVE_AGENT_KEY = "__runtime.active_agent"
+
+_NEW_RUN = frozenset({KeyScope.THREAD})
+_CONTINUED = frozenset({KeyScope.THREAD, KeyScope.RUN})
 
 
 class AgentRuntime:
@@ -132,7 +136,11 @@ class AgentRuntime:
             if store is not None:
                 latest = previous if previous is not None else await self._latest_run(request)
                 if latest is not None and latest.state is not None:
-                    state.restore_thread_scoped(latest.state, UnknownKeyPolicy.SKIP)
+                    # an unfinished run continued (crashed, or parked and resumed) picks up its
+                    # own Run-scoped state too; a new or a finished run starts from the thread's
+                    unfinished = previous is not None and previous.status is not RunStatus.DONE
+                    scopes = _CONTINUED if continuation and unfinished else _NEW_RUN
+                    state.restore_scoped(latest.state, scopes, UnknownKeyPolicy.SKIP)
                 history = await store.load_messages(request.thread_id) or []
             scoped: ScopedStateSync | None = None
             if self.profile_store is not None:
