@@ -62,11 +62,13 @@ class ConfirmPlugin(Plugin):
         registrar.register_tool_gate_hook("confirm", Confirm())
 
 
-def runtime(store: SqliteStore, llm: ScriptedLlm, tool: Transfer):
+def runtime(store: SqliteStore, llm: ScriptedLlm, tool: Transfer, plugin: Plugin | None = None):
+    """The bank agent over ``store`` with ``plugin`` (default: ask before every transfer)."""
+    plugin = plugin if plugin is not None else ConfirmPlugin()
     return (
         AgentRuntimeBuilder()
-        .with_agent_spec(AgentSpec("bank").with_model("m").with_plugin("confirm"))
-        .with_plugin("confirm", ConfirmPlugin())
+        .with_agent_spec(AgentSpec("bank").with_model("m").with_plugin(plugin.plugin_id))
+        .with_plugin(plugin.plugin_id, plugin)
         .with_tool("transfer", tool)
         .with_provider("llm", llm)
         .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
@@ -160,19 +162,6 @@ class NotingConfirm(Confirm):
         return await super().run(ctx)
 
 
-def noting_runtime(store: SqliteStore, llm: ScriptedLlm, tool: Transfer):
-    return (
-        AgentRuntimeBuilder()
-        .with_agent_spec(AgentSpec("bank").with_model("m").with_plugin("notes"))
-        .with_plugin("notes", NotesPlugin())
-        .with_tool("transfer", tool)
-        .with_provider("llm", llm)
-        .with_model("m", ModelSpec(id="m", provider="llm", model="m-1"))
-        .with_thread_run_store(store)
-        .build()
-    )
-
-
 async def test_a_parked_run_resumed_elsewhere_keeps_its_run_scoped_state(tmp_path: Path) -> None:
     db = tmp_path / "awaken.db"
     steps = [
@@ -181,7 +170,7 @@ async def test_a_parked_run_resumed_elsewhere_keeps_its_run_scoped_state(tmp_pat
     ]
     async with SqliteStore(db) as store:
         first_tool = Noting()
-        parked = await noting_runtime(store, ScriptedLlm(steps), first_tool).run(
+        parked = await runtime(store, ScriptedLlm(steps), first_tool, NotesPlugin()).run(
             RunRequest("acct", [Message.user("send 1 then 2")]).with_agent_id("bank"),
             VecEventSink(),
             wait_for_decisions=False,
@@ -191,7 +180,9 @@ async def test_a_parked_run_resumed_elsewhere_keeps_its_run_scoped_state(tmp_pat
 
     async with SqliteStore(db) as reopened:  # a new connection, as another process would
         tool = Noting()
-        result = await noting_runtime(reopened, ScriptedLlm([text_step("Sent.")]), tool).run(
+        result = await runtime(
+            reopened, ScriptedLlm([text_step("Sent.")]), tool, NotesPlugin()
+        ).run(
             RunRequest("acct", [])
             .with_agent_id("bank")
             .with_decision("ok-c2", ToolCallResume.resume(True)),
