@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from awaken_contract.contract.journal import JournalEntry, JournalRecord
@@ -313,3 +314,57 @@ async def test_foreground_run_waits_for_the_previous_job_to_settle(
     status, frames = await pending
     assert status == 200
     assert frames[-1]["termination"] == {"type": "natural_end"}
+
+
+class GatedPoll(DemoPollTool):
+    """``demo_poll`` that waits for ``release`` (set ``started`` when called)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        self.started.set()
+        await self.release.wait()
+        return await super().execute(args, ctx)
+
+
+async def test_a_job_queued_behind_a_run_starts_when_the_run_ends(
+    make_server: Any, server_config: Any, sse: Any, until: Any
+) -> None:
+    # The maintenance poll is an hour away: only the dispatch after the run can start the job
+    # queued behind it (on the memory store, whose claim of a mailbox with nothing queued
+    # answers without a transaction).
+    gate = GatedPoll()
+    setup = default_system_config({})
+    gated = dataclasses.replace(setup, tools={**setup.tools, "demo_poll": gate})
+    cfg = server_config()
+    cfg.mailbox.poll_interval = timedelta(hours=1)
+    live = await make_server(InMemoryStore(), cfg, gated)
+    tid = (await live.client.post("/v1/threads", json={})).json()["id"]
+    body = {
+        "agentId": "assistant",
+        "threadId": tid,
+        "messages": [{"role": "user", "content": "poll 0"}],
+    }
+
+    async def first_run() -> list[Any]:
+        async with live.client.stream("POST", "/v1/runs", json=body) as response:
+            return [f.data for f in await sse.collect(response) if f.data]
+
+    running = asyncio.create_task(first_run())
+    await gate.started.wait()
+    queued = {"messages": [{"role": "user", "content": "weather in Oslo"}]}
+    r = await live.client.post(f"/v1/threads/{tid}/messages", json=queued)
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    gate.release.set()
+    frames = await running
+    assert frames[-1]["termination"] == {"type": "natural_end"}
+
+    async def both_accepted() -> bool:
+        return [j["status"] for j in await _jobs(live, tid)] == ["Accepted", "Accepted"]
+
+    await until(both_accepted)
+    history = (await live.client.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+    assert any("Oslo" in str(m["content"]) for m in history)

@@ -90,6 +90,12 @@ class JobCheckpointWriter(CheckpointWriter):
         if not self.claimed.done():
             self.claimed.set_result(job)
 
+    def abandon(self) -> None:
+        """The job's run ended: a claim no checkpoint resolved is resolved as not claimed
+        (``claimed`` → ``None``; whoever waits for the claim stops waiting)."""
+        if not self.claimed.done():
+            self.claimed.set_result(None)
+
     async def ensure_claimed(self) -> bool:
         """Claim the job on its own if no checkpoint carried the claim (the run ended or
         failed before its first checkpoint); False when it cannot be claimed."""
