@@ -106,6 +106,7 @@ class RunEventHub:
         self._closed = False
         self.created_at = time.monotonic()
         self.updated_at = self.created_at
+        """When the hub was created or closed (``purge`` drops closed hubs by it)."""
         self.on_close: Callable[[RunEventHub], None] | None = None
         """Called once when the run ends (the registry bounds how many finished hubs it keeps)."""
 
@@ -137,7 +138,6 @@ class RunEventHub:
         frame = Frame(seq, format_sse_data_with_id(seq, payload), terminal, event)
         self._next_seq += 1
         self._frames.append(frame)
-        self.updated_at = time.monotonic()
         self._wake()
         return frame
 
