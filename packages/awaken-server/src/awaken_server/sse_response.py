@@ -12,6 +12,7 @@ for a short run.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 
 from starlette.responses import StreamingResponse
@@ -27,6 +28,12 @@ SSE_HEADERS = {
     "Connection": "keep-alive",
     "X-Accel-Buffering": "no",
 }
+
+_MEDIA_TYPE = "text/event-stream"
+_SSE_KEYS = frozenset(k.lower() for k in SSE_HEADERS)
+_SSE_RAW_HEADERS = [
+    (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SSE_HEADERS.items()
+]
 
 
 class EventStreamResponse(StreamingResponse):
@@ -68,12 +75,17 @@ class EventStreamResponse(StreamingResponse):
             await self.background()
 
 
-def _reports_disconnect_on_send(scope: Scope) -> bool:
-    raw = scope.get("asgi", {}).get("spec_version", "2.0")
+@functools.lru_cache(maxsize=16)
+def _spec_reports_disconnect_on_send(raw: str) -> bool:
     try:
         return tuple(int(part) for part in raw.split(".")) >= (2, 4)
     except ValueError:
         return False
+
+
+def _reports_disconnect_on_send(scope: Scope) -> bool:
+    raw = scope.get("asgi", {}).get("spec_version", "2.0")
+    return isinstance(raw, str) and _spec_reports_disconnect_on_send(raw)
 
 
 async def _with_heartbeats(
@@ -123,9 +135,6 @@ def sse_response(
     """A ``text/event-stream`` response streaming ``frames``; with ``heartbeat_interval`` a
     ``: heartbeat`` comment is inserted after that many idle seconds (``None``: the frames
     already carry their heartbeats, e.g. :meth:`RunEventHub.stream`)."""
-    all_headers = dict(SSE_HEADERS)
-    if headers:
-        all_headers.update(headers)
     body = (
         frames
         if heartbeat_interval is None
@@ -133,8 +142,10 @@ def sse_response(
     )
     if heartbeat_interval is None and on_close is not None:
         body = _closing(frames, on_close)
-    return EventStreamResponse(
-        body,
-        media_type="text/event-stream",
-        headers=all_headers,
-    )
+    if headers and not _SSE_KEYS.isdisjoint(k.lower() for k in headers):
+        return EventStreamResponse(body, media_type=_MEDIA_TYPE, headers={**SSE_HEADERS, **headers})
+    # The usual case, without Starlette encoding the same headers again for every response
+    # (the same headers, in the same order, as ``headers={**SSE_HEADERS, **headers}``).
+    response = EventStreamResponse(body, media_type=_MEDIA_TYPE, headers=headers)
+    response.raw_headers[:0] = _SSE_RAW_HEADERS
+    return response
