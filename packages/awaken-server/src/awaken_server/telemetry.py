@@ -183,9 +183,10 @@ class ServerTelemetry:
                 otel_config, metric_export_interval_ms=config.metric_export_interval_ms
             )
             sinks.append(self.otlp.sink)
-        self.plugin = ObservabilityPlugin(
-            CompositeSink(sinks), capture_content=config.capture_content
-        )
+        # One sink is passed as it is: the plugin builds the start callbacks' structs only
+        # for a sink that overrides them, and a composite overrides every callback.
+        sink = sinks[0] if len(sinks) == 1 else CompositeSink(sinks)
+        self.plugin = ObservabilityPlugin(sink, capture_content=config.capture_content)
 
     def apply(self, system: AgentSystemConfig) -> AgentSystemConfig:
         """``system`` with the plugin enabled on every agent."""
