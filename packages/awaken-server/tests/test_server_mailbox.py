@@ -419,3 +419,21 @@ async def test_a_run_on_a_new_thread_reads_no_run_before_it_starts(
     assert "latest_run" in store.reads
     journal = await store.read(events[-1].data["run_id"])
     assert {f.id for f in events} <= {e.seq for e in journal}  # SSE ids are journal seqs
+
+
+async def test_a_run_longer_than_its_lease_keeps_it(
+    make_server: Any, server_config: Any, sse: Any
+) -> None:
+    # The lease covers 0.3 s and the sweep reclaims expired leases every 0.05 s: a 1 s run
+    # finishes as its first attempt only because its lease is renewed meanwhile.
+    cfg = server_config()
+    cfg.mailbox.lease_ms = 300
+    cfg.mailbox.lease_renewal_interval = timedelta(seconds=0.05)
+    cfg.mailbox.sweep_interval = timedelta(seconds=0.05)
+    live = await make_server(InMemoryStore(), cfg)
+    body = {"agentId": "assistant", "messages": [{"role": "user", "content": "wait 1"}]}
+    async with live.client.stream("POST", "/v1/runs", json=body) as response:
+        frames = [f.data for f in await sse.collect(response) if f.data]
+    assert frames[-1]["termination"] == {"type": "natural_end"}
+    (job,) = await _jobs(live, frames[-1]["thread_id"])
+    assert job["status"] == "Accepted" and job["attempt_count"] == 0

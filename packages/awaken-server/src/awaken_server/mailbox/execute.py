@@ -24,7 +24,7 @@ from awaken_contract.ids import new_id, now_ms
 
 from awaken_server.mailbox.core import MailboxCore
 from awaken_server.mailbox.job_checkpoints import JobCheckpointWriter, JobNotClaimed
-from awaken_server.mailbox.lease import LeaseRenewal
+from awaken_server.mailbox.lease import LeaseRenewals
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
 from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
@@ -47,6 +47,14 @@ class JobRunner:
 
     def __init__(self, core: MailboxCore) -> None:
         self.core = core
+        self._leases: LeaseRenewals | None = None
+
+    def _lease_renewals(self) -> LeaseRenewals:
+        """The lease renewals of this runner's jobs (one timer for all of them)."""
+        if self._leases is None:
+            interval = self.core.config.lease_renewal_interval.total_seconds()
+            self._leases = LeaseRenewals(interval)
+        return self._leases
 
     async def try_dispatch(self, thread_id: str) -> bool:
         """If this process's worker for the thread is idle, claim and start its next job."""
@@ -147,10 +155,7 @@ class JobRunner:
             self.core.metrics,
             on_park_change=lambda: self._extend_lease(worker, job.job_id, writer.claim_token),
         )
-        renewal = LeaseRenewal(
-            self.core.config.lease_renewal_interval.total_seconds(),
-            lambda: self._renew(worker, job.job_id, writer),
-        )
+        renewal = self._lease_renewals().start(lambda: self._renew(worker, job.job_id, writer))
         started = time.monotonic()
         if self.core.metrics is not None:
             self.core.metrics.active_runs.inc()
