@@ -41,7 +41,17 @@ class EventStreamResponse(StreamingResponse):
     asyncio task (servers speaking ASGI ≥ 2.4 report the disconnect on ``send`` instead, and
     get Starlette's own behaviour)."""
 
+    on_close: Callable[[], None] | None = None
+    """Called once the response ended (however it ended)."""
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self._respond(scope, receive, send)
+        finally:
+            if self.on_close is not None:
+                self.on_close()
+
+    async def _respond(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or _reports_disconnect_on_send(scope):
             await super().__call__(scope, receive, send)
             return
@@ -115,16 +125,6 @@ async def _with_heartbeats(
             on_close()
 
 
-async def _closing(
-    frames: AsyncIterator[bytes], on_close: Callable[[], None]
-) -> AsyncIterator[bytes]:
-    try:
-        async for chunk in frames:
-            yield chunk
-    finally:
-        on_close()
-
-
 def sse_response(
     frames: AsyncIterator[bytes],
     *,
@@ -140,12 +140,15 @@ def sse_response(
         if heartbeat_interval is None
         else _with_heartbeats(frames, heartbeat_interval, on_close)
     )
-    if heartbeat_interval is None and on_close is not None:
-        body = _closing(frames, on_close)
     if headers and not _SSE_KEYS.isdisjoint(k.lower() for k in headers):
-        return EventStreamResponse(body, media_type=_MEDIA_TYPE, headers={**SSE_HEADERS, **headers})
-    # The usual case, without Starlette encoding the same headers again for every response
-    # (the same headers, in the same order, as ``headers={**SSE_HEADERS, **headers}``).
-    response = EventStreamResponse(body, media_type=_MEDIA_TYPE, headers=headers)
-    response.raw_headers[:0] = _SSE_RAW_HEADERS
+        response = EventStreamResponse(
+            body, media_type=_MEDIA_TYPE, headers={**SSE_HEADERS, **headers}
+        )
+    else:
+        # The usual case, without Starlette encoding the same headers again for every
+        # response (the same headers, in the same order, as ``{**SSE_HEADERS, **headers}``).
+        response = EventStreamResponse(body, media_type=_MEDIA_TYPE, headers=headers)
+        response.raw_headers[:0] = _SSE_RAW_HEADERS
+    if heartbeat_interval is None:
+        response.on_close = on_close  # (else the heartbeat stream calls it as it closes)
     return response

@@ -80,6 +80,10 @@ class InMemoryMailboxStore(LocalMailboxQueries, TransactionApply, MailboxEngine)
             return []  # nothing queued: nothing to claim, nothing to supersede
         return await super().claim(mailbox_id, consumer, lease_ms, now, limit, start=start)
 
+    async def _mailbox_of(self, job_id: str) -> str | None:
+        job = self._jobs.get(job_id)
+        return None if job is None else job.mailbox_id
+
     async def _all_jobs(self) -> dict[str, MailboxJob]:
         return self._jobs
 

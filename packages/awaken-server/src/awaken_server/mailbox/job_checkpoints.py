@@ -134,7 +134,7 @@ class JobCheckpointWriter(CheckpointWriter):
         if self.not_claimed:
             raise JobNotClaimed()
         claim = self._claim
-        rides = rides_checkpoints(store, self.mailbox)
+        rides = self._rides(store)
         if claim is not None and rides:
             assert isinstance(store, JobCheckpointStore)
             try:
@@ -159,6 +159,16 @@ class JobCheckpointWriter(CheckpointWriter):
             entries, self.acked = await store.checkpoint_acking(checkpoint, ack)
             return entries
         return await checkpoint.commit(store)
+
+    _rides_for: tuple[object, bool] | None = None
+
+    def _rides(self, store: JournaledThreadRunStore) -> bool:
+        """``rides_checkpoints(store, self.mailbox)`` (worked out once: a run checkpoints
+        into one store)."""
+        known = self._rides_for
+        if known is None or known[0] is not store:
+            known = self._rides_for = (store, rides_checkpoints(store, self.mailbox))
+        return known[1]
 
     def _ack_of(self, checkpoint: StepCheckpoint) -> JobAck | None:
         if checkpoint.termination is None or self.final_result is None:
