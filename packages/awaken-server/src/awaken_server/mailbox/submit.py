@@ -196,9 +196,10 @@ class Submitter:
         """Take this process's worker of the thread for an inline claim (state Claiming);
         a concurrent claim attempt is waited out briefly, a running job is a conflict."""
         worker = self.core.worker(thread_id)
-        deadline = time.monotonic() + self.core.config.cancel_wait.total_seconds()
-        while worker.state is WorkerState.CLAIMING and time.monotonic() < deadline:  # noqa: ASYNC110 - a claim takes one store round trip
-            await asyncio.sleep(0.005)
+        if worker.state is WorkerState.CLAIMING:
+            deadline = time.monotonic() + self.core.config.cancel_wait.total_seconds()
+            while worker.state is WorkerState.CLAIMING and time.monotonic() < deadline:  # noqa: ASYNC110 - a claim takes one store round trip
+                await asyncio.sleep(0.005)
         if worker.state is not WorkerState.IDLE:
             raise Conflict(THREAD_BUSY)
         worker.state = WorkerState.CLAIMING
