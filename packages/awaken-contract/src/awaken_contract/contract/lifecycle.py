@@ -84,12 +84,12 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
     @classmethod
     def natural_end(cls) -> TerminationReason:
         """The model finished without requesting tools."""
-        return cls(TerminationKind.NATURAL_END)
+        return _PLAIN[TerminationKind.NATURAL_END]
 
     @classmethod
     def behavior_requested(cls) -> TerminationReason:
         """A plugin asked the run to end."""
-        return cls(TerminationKind.BEHAVIOR_REQUESTED)
+        return _PLAIN[TerminationKind.BEHAVIOR_REQUESTED]
 
     @classmethod
     def stopped(cls, code: str, detail: str | None = None) -> TerminationReason:
@@ -99,7 +99,7 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
     @classmethod
     def cancelled(cls) -> TerminationReason:
         """The run was cancelled."""
-        return cls(TerminationKind.CANCELLED)
+        return _PLAIN[TerminationKind.CANCELLED]
 
     @classmethod
     def blocked(cls, reason: str) -> TerminationReason:
@@ -109,7 +109,7 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
     @classmethod
     def suspended(cls) -> TerminationReason:
         """The run is parked waiting for decisions."""
-        return cls(TerminationKind.SUSPENDED)
+        return _PLAIN[TerminationKind.SUSPENDED]
 
     @classmethod
     def error(cls, message: str) -> TerminationReason:
@@ -156,6 +156,10 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
         if reason.startswith("stopped:"):
             return cls.stopped(reason[len("stopped:") :])
         return cls.error(reason)
+
+
+#: The valueless reasons, built (and validated) once: a frozen struct is shared safely.
+_PLAIN = {kind: TerminationReason(kind) for kind in TerminationKind if kind not in _VALUE_KINDS}
 
 
 class StopConditionSpec(msgspec.Struct, tag_field="type", frozen=True, gc=False):

@@ -49,6 +49,7 @@ from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_in
 from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
 from awaken_runtime.loop_runner.steps import StepClock, StepOutcome, StepResult, done_batch
 from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.phase.immediate import ImmediatePhaseHook, run_immediately
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.policies.hook import stop_termination
@@ -88,6 +89,7 @@ class LoopContext:
         "env",
         "hooks",
         "identity",
+        "immediate",
         "input_message_count",
         "journal",
         "messages",
@@ -154,6 +156,8 @@ class LoopContext:
         self.env: ExecutionEnv
         self.hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
         """The active hooks per phase (phases without one are absent)."""
+        self.immediate: Mapping[Phase, ImmediatePhaseHook]
+        """The phases whose only active hook runs in place (``phase.immediate``)."""
         self.tools: dict[str, Tool]
         self.descriptors: list[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
@@ -229,9 +233,13 @@ class LoopContext:
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        await self.phase.run_phase(
-            self.env, self.phase_ctx(phase, with_token=with_token, **extra), hooks or ()
-        )
+        ctx = self.phase_ctx(phase, with_token=with_token, **extra)
+        immediate = self.immediate.get(phase)
+        if immediate is not None and run_immediately(self.phase, immediate, ctx):
+            if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
+                await self.phase.run_execute_loop(self.env, ctx)
+            return
+        await self.phase.run_phase(self.env, ctx, hooks or ())
 
     def phase_has_work(self, phase: Phase) -> bool:
         """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
@@ -314,6 +322,7 @@ class LoopContext:
         self.spec = agent.spec
         self.env = agent.env
         self.hooks = agent.active_phase_hooks()
+        self.immediate = agent.immediate_phase_hooks()
         tools = agent.tools
         frontend = self.params.frontend_tools
         if frontend:
