@@ -106,15 +106,17 @@ async def _run_body(run: LoopContext) -> TerminationReason:
     # The attempt is durable from its start: thread, input messages and a ``running`` record
     # (so the thread, runs/active and the history answer truthfully during the first step);
     # ``run_start`` is journaled by that checkpoint and sent once it committed.
-    run_start = run.run_start()
-    try:
-        if run.persists:
+    if run.persists:
+        run_start = run.run_start()
+        try:
             await run.checkpoint(events=[run_start])
-    except BaseException:
-        await run.emit_run_start()  # the stream still opens with it (journaled later)
-        raise
-    if run.sink.wants_events:
-        await run.deliver(run_start)
+        except BaseException:
+            await run.emit_run_start()  # the stream still opens with it (journaled later)
+            raise
+        if run.sink.wants_events:
+            await run.deliver(run_start)
+    elif run.sink.wants_events:
+        await run.deliver(run.run_start())
     if run.store.read(ToolCallStatesKey) is not None:
         await run.pipeline.replay_resumed()
     try:
@@ -122,7 +124,7 @@ async def _run_body(run: LoopContext) -> TerminationReason:
             await run.run_phase(Phase.RUN_START)
     except StateCancelled:
         return TerminationReason.cancelled()
-    if run.pipeline.suspended_calls():
+    if run.store.read(ToolCallStatesKey) is not None and run.pipeline.suspended_calls():
         outcome = await suspend_and_wait(run, step_open=False)
         if outcome is not None:
             return outcome

@@ -350,7 +350,6 @@ class LoopContext:
         self.system_message = (
             Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
-        rides = finish_can_ride(self.hooks, self.params.scoped_state)  # see run_journal
         self.pipeline = pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
@@ -368,7 +367,13 @@ class LoopContext:
                 descriptors=self.descriptors,
                 hooks=self.hooks,
                 journal=(
-                    ToolJournal(self.journal, self.resume, self.clock.index, store, rides)
+                    ToolJournal(
+                        self.journal,
+                        self.resume,
+                        self.clock.index,
+                        store,
+                        finish_can_ride(self.hooks, self.params.scoped_state),  # see run_journal
+                    )
                     if self.journal is not None or self.resume is not None
                     else None
                 ),
