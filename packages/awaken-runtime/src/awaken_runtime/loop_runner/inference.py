@@ -164,17 +164,23 @@ async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamRes
         return recorded, False
     collector = StreamCollector()
     cancelled = False
+    executor = run.agent.llm_executor
+    sink = run.sink
+    quiet = not sink.wants_events
     try:
-        await run.canceller.race(
-            consume_stream(run.agent.llm_executor, request, run.sink, collector)
-        )
+        if quiet and not executor.streams():  # nothing to forward: the result, collected
+            collector.take_result(
+                await run.canceller.race(executor.execute(request)), forward=False
+            )
+        else:
+            await run.canceller.race(consume_stream(executor, request, sink, collector))
     except RunCancelled:
         cancelled = True
     except AwakenError as exc:
         raise InferenceFailed(str(exc)) from exc
     except Exception as exc:
         raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
-    result = await collector.finish(run.sink, cancelled)
+    result = collector.result(cancelled) if quiet else await collector.finish(sink, cancelled)
     _account(run, result)
     return result, cancelled
 

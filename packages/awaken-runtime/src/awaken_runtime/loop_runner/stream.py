@@ -119,6 +119,14 @@ class StreamCollector:
 
     async def finish(self, sink: EventSink, cancelled: bool) -> StreamResult:
         """Build the result; emits ``tool_call_ready`` for every parsed call."""
+        result = self.result(cancelled)
+        if sink.wants_events:
+            for call in result.tool_calls:
+                await sink.emit(ToolCallReady(id=call.id, name=call.name, arguments=call.arguments))
+        return result
+
+    def result(self, cancelled: bool) -> StreamResult:
+        """Build the result (:meth:`finish` without its ``tool_call_ready`` events)."""
         self.flush_text()
         if cancelled:
             return StreamResult(
@@ -130,7 +138,6 @@ class StreamCollector:
             )
         tool_calls: list[ToolCall] = []
         incomplete = False
-        forward = sink.wants_events
         for call_id, (name, parts) in self.calls.items():
             try:
                 arguments = parse_tool_arguments(parts)
@@ -138,8 +145,6 @@ class StreamCollector:
                 incomplete = True
                 continue
             tool_calls.append(ToolCall(call_id, name, arguments))
-            if forward:
-                await sink.emit(ToolCallReady(id=call_id, name=name, arguments=arguments))
         return StreamResult(
             content=self.content,
             tool_calls=tool_calls,
