@@ -229,12 +229,19 @@ class LoopContext:
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
         hooks = self.hooks.get(phase)
-        if not hooks and not self.store.read_raw(_PENDING_ACTIONS):
+        immediate = self.immediate.get(phase)
+        if not self.store.read_raw(_PENDING_ACTIONS) and (
+            not hooks
+            or (
+                immediate is not None
+                and not self.phase.busy
+                and immediate.idle(self.store.snapshot())
+            )
+        ):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
         ctx = self.phase_ctx(phase, with_token=with_token, **extra)
-        immediate = self.immediate.get(phase)
         if immediate is not None and run_immediately(self.phase, immediate, ctx):
             if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
                 await self.phase.run_execute_loop(self.env, ctx)

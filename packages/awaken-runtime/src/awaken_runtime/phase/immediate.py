@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from awaken_contract.errors import StateCancelled
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import PhaseContext, PhaseHook
-from awaken_contract.state import MutationBatch, StateCommand
+from awaken_contract.state import MutationBatch, Snapshot, StateCommand
 
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
@@ -36,6 +36,11 @@ class ImmediatePhaseHook(PhaseHook):
     @abstractmethod
     def updates(self, ctx: PhaseContext) -> MutationBatch | None:
         """The state updates this hook wants (``None``: nothing)."""
+
+    def idle(self, snapshot: Snapshot) -> bool:
+        """``True`` when :meth:`updates` is ``None`` on ``snapshot`` whatever the rest of the
+        context (the phase is then skipped without building one); default ``False``."""
+        return False
 
     async def run(self, ctx: PhaseContext) -> StateCommand:
         batch = self.updates(ctx)

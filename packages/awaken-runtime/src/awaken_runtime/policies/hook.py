@@ -208,18 +208,21 @@ class MaxRoundsHook(ImmediatePhaseHook):
         self.max_rounds = max(int(max_rounds), 0)
         self.detail = f"exceeded {self.max_rounds} rounds"
 
-    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
-        lifecycle = ctx.snapshot.get(RunLifecycleKey)
-        if (
+    def idle(self, snapshot: Snapshot) -> bool:
+        lifecycle = snapshot.get(RunLifecycleKey)
+        return not (
             self.max_rounds
             and lifecycle is not None
             and lifecycle.status is RunStatus.RUNNING
             and lifecycle.step_count >= self.max_rounds
-        ):
-            command = MutationBatch()
-            _record_stop(command, "max_rounds", self.detail)
-            return command
-        return None
+        )
+
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
+        if self.idle(ctx.snapshot):
+            return None
+        command = MutationBatch()
+        _record_stop(command, "max_rounds", self.detail)
+        return command
 
 
 def _record_stop(command: MutationBatch, code: str, detail: str | None) -> None:

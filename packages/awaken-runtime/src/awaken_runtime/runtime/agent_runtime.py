@@ -64,6 +64,7 @@ _ORIGINS = {
     RunRequestOrigin.INTERNAL: RunOrigin.INTERNAL,
 }
 _ACTIVE_AGENT_KEY = "__runtime.active_agent"
+_NULL_SINK = NullEventSink()  # stateless: shared by the runs given no sink
 
 _NEW_RUN = frozenset({KeyScope.THREAD})
 _CONTINUED = frozenset({KeyScope.THREAD, KeyScope.RUN})
@@ -171,7 +172,7 @@ class AgentRuntime:
                 resolver=self.resolver,
                 agent_id=agent_id,
                 runtime=phase,
-                sink=sink if sink is not None else NullEventSink(),
+                sink=sink if sink is not None else _NULL_SINK,
                 checkpoint_store=store,
                 messages=history,
                 run_identity=identity,
