@@ -124,7 +124,7 @@ class LoopContext:
         self.step_open = False
         self.clock = StepClock.for_run(params)
         self.record = RunRecordInputs(
-            params.run_identity,
+            identity=params.run_identity,
             previous=params.previous_run,
             request=params.request_snapshot,
             input_message_count=self.input_message_count,
