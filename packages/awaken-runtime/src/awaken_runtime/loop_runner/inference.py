@@ -33,7 +33,7 @@ from awaken_runtime.loop_runner.request import (
     place_context_messages,
 )
 from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult
-from awaken_runtime.loop_runner.stream import StreamCollector, consume_stream
+from awaken_runtime.loop_runner.stream import StreamCollector, collected_result, consume_stream
 
 __all__ = ["CONTINUATION_PROMPT", "inference_phase"]
 
@@ -162,17 +162,17 @@ async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamRes
     if recorded is not None:
         _account(run, recorded)
         return recorded, False
-    collector = StreamCollector()
+    collector: StreamCollector | None = None
+    collected: StreamResult | None = None
     cancelled = False
     executor = run.agent.llm_executor
     sink = run.sink
     quiet = not sink.wants_events
     try:
         if quiet and not executor.streams():  # nothing to forward: the result, collected
-            collector.take_result(
-                await run.canceller.race(executor.execute(request)), forward=False
-            )
+            collected = collected_result(await run.canceller.race(executor.execute(request)))
         else:
+            collector = StreamCollector()
             await run.canceller.race(consume_stream(executor, request, sink, collector))
     except RunCancelled:
         cancelled = True
@@ -180,7 +180,12 @@ async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamRes
         raise InferenceFailed(str(exc)) from exc
     except Exception as exc:
         raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
-    result = collector.result(cancelled) if quiet else await collector.finish(sink, cancelled)
+    if collected is not None:
+        result = collected
+    else:
+        if collector is None:  # cancelled before the executor answered
+            collector = StreamCollector()
+        result = collector.result(cancelled) if quiet else await collector.finish(sink, cancelled)
     _account(run, result)
     return result, cancelled
 

@@ -39,7 +39,9 @@ from awaken_contract.contract.message import ToolCall
 
 from awaken_runtime.engine.collect import parse_tool_arguments
 
-__all__ = ["StreamCollector", "consume_stream"]
+_decode = msgspec.json.decode
+
+__all__ = ["StreamCollector", "collected_result", "consume_stream"]
 
 
 class StreamCollector:
@@ -152,6 +154,32 @@ class StreamCollector:
             stop_reason=self.stop_reason,
             has_incomplete_tool_calls=incomplete,
         )
+
+
+def collected_result(result: StreamResult) -> StreamResult:
+    """What :meth:`StreamCollector.take_result` then :meth:`StreamCollector.result` make of an
+    executor's collected result, built directly for its usual shapes (one text block or none,
+    distinct call ids): the text in a new block, each call's arguments through JSON."""
+    content = result.content
+    calls = result.tool_calls
+    if (
+        len(content) > 1
+        or (content and not isinstance(content[0], TextBlock))
+        or (len(calls) > 1 and len({call.id for call in calls}) != len(calls))
+    ):
+        collector = StreamCollector()
+        collector.take_result(result, forward=False)
+        return collector.result(False)
+    text = content[0].text if content else ""
+    return StreamResult(
+        content=[TextBlock(text=text)] if text else [],
+        tool_calls=[
+            ToolCall(call.id, call.name, _decode(encode_json(call.arguments))) for call in calls
+        ],
+        usage=result.usage,
+        stop_reason=result.stop_reason,
+        has_incomplete_tool_calls=False,
+    )
 
 
 async def consume_stream(
