@@ -71,6 +71,13 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_DONE = RunStatus.DONE
+_WAITING = RunStatus.WAITING
+_STEP_END = Phase.STEP_END
+_SYSTEM = Role.SYSTEM
+
 
 class LoopContext:
     """State of one loop invocation (see the module docstring)."""
@@ -298,12 +305,12 @@ class LoopContext:
         lifecycle = self.store.read(RunLifecycleKey)
         if lifecycle is None:
             return None
-        if lifecycle.status is RunStatus.DONE:
+        if lifecycle.status is _DONE:
             reason = lifecycle.status_reason or "unknown"
             if reason.startswith("stopped:"):
                 return stop_termination(self.store.snapshot(), reason[len("stopped:") :])
             return TerminationReason.from_done_reason(reason)
-        if lifecycle.status is RunStatus.WAITING and lifecycle.status_reason != "awaiting_tasks":
+        if lifecycle.status is _WAITING and lifecycle.status_reason != "awaiting_tasks":
             return TerminationReason.suspended()
         return None
 
@@ -355,7 +362,7 @@ class LoopContext:
                 store.commit(batch)
         prompt = agent.spec.system_prompt
         self.system_message = (
-            Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
+            Message(role=_SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
         self.pipeline = pipeline = ToolPipeline(
             ToolContext(
@@ -439,10 +446,10 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        if self.phase_has_work(Phase.STEP_END):
+        if self.phase_has_work(_STEP_END):
             if self.journal is not None and self.store.read_raw(_PENDING_ACTIONS):
                 await self.journal.flush_held()  # the step-end phase runs actions first
-            await self.run_phase(Phase.STEP_END, with_token=False)
+            await self.run_phase(_STEP_END, with_token=False)
         if checkpoint and self.persists:
             await self.checkpoint()
         if self.sink.wants_state_snapshots:

@@ -162,15 +162,16 @@ def collected_result(result: StreamResult) -> StreamResult:
     distinct call ids): the text in a new block, each call's arguments through JSON."""
     content = result.content
     calls = result.tool_calls
+    first = content[0] if content else None
     if (
         len(content) > 1
-        or (content and not isinstance(content[0], TextBlock))
+        or (first is not None and not isinstance(first, TextBlock))
         or (len(calls) > 1 and len({call.id for call in calls}) != len(calls))
     ):
         collector = StreamCollector()
         collector.take_result(result, forward=False)
         return collector.result(False)
-    text = content[0].text if content else ""
+    text = first.text if isinstance(first, TextBlock) else ""
     return StreamResult(
         content=[TextBlock(text=text)] if text else [],
         tool_calls=[

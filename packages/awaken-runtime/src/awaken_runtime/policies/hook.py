@@ -53,6 +53,10 @@ __all__ = [
 #: A millisecond clock (``awaken_contract.ids.now_ms`` by default; tests inject their own).
 Clock = Callable[[], int]
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_RUNNING = RunStatus.RUNNING
+
 
 def tool_round_signature(calls: Sequence[ToolCall]) -> str:
     """A short digest of a set of tool calls (names and arguments, order-insensitive)."""
@@ -167,7 +171,7 @@ class StopConditionHook(ImmediatePhaseHook):
 
     def updates(self, ctx: PhaseContext) -> MutationBatch | None:
         lifecycle = ctx.snapshot.get(RunLifecycleKey)
-        if lifecycle is None or lifecycle.status is not RunStatus.RUNNING:
+        if lifecycle is None or lifecycle.status is not _RUNNING:
             return None
         command = MutationBatch()
         step = lifecycle.step_count
@@ -213,7 +217,7 @@ class MaxRoundsHook(ImmediatePhaseHook):
         return not (
             self.max_rounds
             and lifecycle is not None
-            and lifecycle.status is RunStatus.RUNNING
+            and lifecycle.status is _RUNNING
             and lifecycle.step_count >= self.max_rounds
         )
 

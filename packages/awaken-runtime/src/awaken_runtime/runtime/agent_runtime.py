@@ -64,6 +64,10 @@ _ORIGINS = {
     RunRequestOrigin.INTERNAL: RunOrigin.INTERNAL,
 }
 _ACTIVE_AGENT_KEY = "__runtime.active_agent"
+
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_USER_ORIGIN = RunOrigin.USER
 _NULL_SINK = NullEventSink()  # stateless: shared by the runs given no sink
 
 _NEW_RUN = frozenset({KeyScope.THREAD})
@@ -157,7 +161,7 @@ class AgentRuntime:
                 thread_id=request.thread_id,
                 run_id=run_id,
                 agent_id=agent_id,
-                origin=_ORIGINS.get(request.origin, RunOrigin.USER),
+                origin=_ORIGINS.get(request.origin, _USER_ORIGIN),
                 parent_thread_id=request.parent_thread_id,
                 parent_run_id=request.parent_run_id,
                 dispatch_id=request.dispatch_id,
