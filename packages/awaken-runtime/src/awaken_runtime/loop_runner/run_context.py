@@ -182,7 +182,7 @@ class LoopContext:
         """Record into the run's journal (a journaled checkpoint store only); a continued
         attempt also reads where the interrupted one stopped."""
         store = self.params.checkpoint_store
-        if not isinstance(store, JournaledThreadRunStore):
+        if store is None or not isinstance(store, JournaledThreadRunStore):  # (an ABC check)
             return
         run_id = self.identity.run_id
         try:
