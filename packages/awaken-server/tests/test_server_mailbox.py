@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sys
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from awaken_contract.contract.journal import JournalEntry, JournalRecord
@@ -313,3 +315,125 @@ async def test_foreground_run_waits_for_the_previous_job_to_settle(
     status, frames = await pending
     assert status == 200
     assert frames[-1]["termination"] == {"type": "natural_end"}
+
+
+class GatedPoll(DemoPollTool):
+    """``demo_poll`` that waits for ``release`` (set ``started`` when called)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
+        self.started.set()
+        await self.release.wait()
+        return await super().execute(args, ctx)
+
+
+async def test_a_job_queued_behind_a_run_starts_when_the_run_ends(
+    make_server: Any, server_config: Any, sse: Any, until: Any
+) -> None:
+    # The maintenance poll is an hour away: only the dispatch after the run can start the job
+    # queued behind it (on the memory store, whose claim of a mailbox with nothing queued
+    # answers without a transaction).
+    gate = GatedPoll()
+    setup = default_system_config({})
+    gated = dataclasses.replace(setup, tools={**setup.tools, "demo_poll": gate})
+    cfg = server_config()
+    cfg.mailbox.poll_interval = timedelta(hours=1)
+    live = await make_server(InMemoryStore(), cfg, gated)
+    tid = (await live.client.post("/v1/threads", json={})).json()["id"]
+    body = {
+        "agentId": "assistant",
+        "threadId": tid,
+        "messages": [{"role": "user", "content": "poll 0"}],
+    }
+
+    async def first_run() -> list[Any]:
+        async with live.client.stream("POST", "/v1/runs", json=body) as response:
+            return [f.data for f in await sse.collect(response) if f.data]
+
+    running = asyncio.create_task(first_run())
+    await gate.started.wait()
+    queued = {"messages": [{"role": "user", "content": "weather in Oslo"}]}
+    r = await live.client.post(f"/v1/threads/{tid}/messages", json=queued)
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    gate.release.set()
+    frames = await running
+    assert frames[-1]["termination"] == {"type": "natural_end"}
+
+    async def both_accepted() -> bool:
+        return [j["status"] for j in await _jobs(live, tid)] == ["Accepted", "Accepted"]
+
+    await until(both_accepted)
+    history = (await live.client.get(f"/v1/threads/{tid}/messages")).json()["messages"]
+    assert any("Oslo" in str(m["content"]) for m in history)
+
+
+class ReadCountingStore(InMemoryStore):
+    """Records the run reads the server's own code makes (not those of the runtime it runs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+
+    def _read(self, what: str) -> None:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if "awaken_runtime" in frame.f_code.co_filename:
+                return
+            frame = frame.f_back  # type: ignore[assignment]
+        self.reads.append(what)
+
+    async def latest_run(self, thread_id: str) -> RunRecord | None:
+        self._read("latest_run")
+        return await super().latest_run(thread_id)
+
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        self._read("load_run")
+        return await super().load_run(run_id)
+
+    async def last_seq(self, run_id: str) -> int:
+        self._read("last_seq")
+        return await super().last_seq(run_id)
+
+
+async def test_a_run_on_a_new_thread_reads_no_run_before_it_starts(
+    make_server: Any, sse: Any
+) -> None:
+    store = ReadCountingStore()
+    live = await make_server(store)
+    body: dict[str, Any] = {"agentId": "assistant", "messages": [{"role": "user", "content": "hi"}]}
+    async with live.client.stream("POST", "/v1/runs", json=body) as response:
+        frames = await sse.collect(response)
+    events = [f for f in frames if f.data]
+    assert events[0].data["event_type"] == "run_start" and events[0].id == 1
+    assert events[-1].data["termination"] == {"type": "natural_end"}
+    assert store.reads == []
+    # On a known thread the submit still looks for a waiting run to continue.
+    again = {**body, "threadId": events[-1].data["thread_id"]}
+    async with live.client.stream("POST", "/v1/runs", json=again) as response:
+        frames = await sse.collect(response)
+    assert [f.data for f in frames if f.data][-1]["termination"] == {"type": "natural_end"}
+    assert "latest_run" in store.reads
+    journal = await store.read(events[-1].data["run_id"])
+    assert {f.id for f in events} <= {e.seq for e in journal}  # SSE ids are journal seqs
+
+
+async def test_a_run_longer_than_its_lease_keeps_it(
+    make_server: Any, server_config: Any, sse: Any
+) -> None:
+    # The lease covers 0.3 s and the sweep reclaims expired leases every 0.05 s: a 1 s run
+    # finishes as its first attempt only because its lease is renewed meanwhile.
+    cfg = server_config()
+    cfg.mailbox.lease_ms = 300
+    cfg.mailbox.lease_renewal_interval = timedelta(seconds=0.05)
+    cfg.mailbox.sweep_interval = timedelta(seconds=0.05)
+    live = await make_server(InMemoryStore(), cfg)
+    body = {"agentId": "assistant", "messages": [{"role": "user", "content": "wait 1"}]}
+    async with live.client.stream("POST", "/v1/runs", json=body) as response:
+        frames = [f.data for f in await sse.collect(response) if f.data]
+    assert frames[-1]["termination"] == {"type": "natural_end"}
+    (job,) = await _jobs(live, frames[-1]["thread_id"])
+    assert job["status"] == "Accepted" and job["attempt_count"] == 0

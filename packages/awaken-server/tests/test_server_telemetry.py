@@ -20,6 +20,7 @@ from awaken_server.serve import prepare_app
 from awaken_server.telemetry import ObservabilityServerConfig, PrometheusSink, ServerTelemetry
 from awaken_server.testing import test_server_config
 from awaken_stores import InMemoryStore
+from prometheus_client.parser import text_string_to_metric_families
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_SPAN = "00f067aa0ba902b7"
@@ -152,4 +153,80 @@ def test_serve_log_format_json_carries_run_ids() -> None:
         "t9",
         "a9",
         1,
+    )
+
+
+async def test_metrics_values_add_up_over_several_runs(live: Any, sse: Any) -> None:
+    """Counts, token sums and histogram counts of three runs match what their events say."""
+    usage = {"input": 0, "output": 0}
+    inferences = tools = 0
+    for city in ("Paris", "Oslo", "Rome"):
+        body = {
+            "agentId": "assistant",
+            "messages": [{"role": "user", "content": f"weather in {city}"}],
+        }
+        async with live.client.stream("POST", "/v1/runs", json=body) as response:
+            events = [f.data for f in await sse.collect(response) if f.data]
+        for event in events:
+            if event["event_type"] == "inference_complete":
+                inferences += 1
+                usage["input"] += (event.get("usage") or {}).get("prompt_tokens", 0)
+                usage["output"] += (event.get("usage") or {}).get("completion_tokens", 0)
+            elif event["event_type"] == "tool_call_done":
+                tools += 1
+    assert inferences == 6 and tools == 3  # (the demo model reports 0 tokens)
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families((await live.client.get("/metrics")).text)
+        for s in family.samples
+    }
+    model = (("agent", "assistant"), ("model", "demo-scripted"))
+    assert samples["awaken_inference_requests_total", (*model, ("outcome", "ok"))] == 6
+    assert samples["awaken_inference_duration_seconds_count", (*model, ("outcome", "ok"))] == 6
+    for kind, total in usage.items():
+        key = ("awaken_inference_tokens_total", (*model, ("type", kind)))
+        assert samples.get(key, 0) == total
+    tool = (("agent", "assistant"), ("outcome", "success"), ("tool", "get_weather"))
+    assert samples["awaken_tool_calls_total", tool] == 3
+    assert samples["awaken_tool_duration_seconds_count", tool] == 3
+    assert samples["awaken_runs_total", (("outcome", "natural_end"),)] == 3
+    assert samples["awaken_runs_started_total", ()] == 3
+    assert samples["awaken_run_duration_seconds_count", ()] == 3
+    assert samples["awaken_active_runs", ()] == 0
+    assert samples["awaken_sse_connections", ()] == 0
+    post = (("method", "POST"), ("route", "/v1/runs"), ("status", "200"))
+    assert samples["awaken_http_requests_total", post] == 3
+
+
+def test_prometheus_sink_values() -> None:
+    """Requests, tokens (a series only once tokens were counted), errors and durations."""
+    metrics = ServerMetrics()
+    sink = PrometheusSink(metrics)
+    ctx = SpanContext(run_id="r", agent_id="a")
+    sink.on_inference(GenAISpan(context=ctx, model="m", duration_ms=20))
+    sink.on_inference(GenAISpan(context=ctx, model="m", input_tokens=5, output_tokens=7))
+    sink.on_inference(GenAISpan(context=ctx, model="m", input_tokens=1, duration_ms=3000))
+    sink.on_inference(GenAISpan(context=ctx, model="m", error_type="Timeout"))
+    sink.on_tool(ToolSpan(context=ctx, name="t", status="error", duration_ms=40))
+    sink.on_tool(ToolSpan(context=ctx, name="t", status="error"))
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(metrics.render().decode())
+        for s in family.samples
+    }
+    am = (("agent", "a"), ("model", "m"))
+    assert samples["awaken_inference_requests_total", (*am, ("outcome", "ok"))] == 3
+    assert samples["awaken_inference_requests_total", (*am, ("outcome", "error"))] == 1
+    assert samples["awaken_inference_tokens_total", (*am, ("type", "input"))] == 6
+    assert samples["awaken_inference_tokens_total", (*am, ("type", "output"))] == 7
+    ok = (*am, ("outcome", "ok"))
+    assert samples["awaken_inference_duration_seconds_sum", ok] == pytest.approx(3.02)
+    assert samples["awaken_inference_duration_seconds_count", ok] == 3
+    tool = (("agent", "a"), ("outcome", "error"), ("tool", "t"))
+    assert samples["awaken_tool_calls_total", tool] == 2
+    assert samples["awaken_tool_duration_seconds_sum", tool] == pytest.approx(0.04)
+    # no token series for the failed inference's labels (nothing was counted there)
+    assert not any(
+        name == "awaken_inference_tokens_total" and ("outcome", "error") in labels
+        for name, labels in samples
     )

@@ -7,7 +7,7 @@ import asyncio
 from awaken_contract.contract.event import RunFinish, TextDelta
 from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_runtime.testing import wait_until
-from awaken_server.sse import HEARTBEAT_FRAME, RunEventHub
+from awaken_server.sse import HEARTBEAT_FRAME, HubSink, RunEventHub
 
 
 def _finish() -> RunFinish:
@@ -68,3 +68,26 @@ async def test_a_waiting_reader_wakes_on_each_publish_and_on_close() -> None:
     hub.close()
     await asyncio.wait_for(reader, 5)
     assert seen == [0, 1, 2]
+
+
+async def test_the_producer_waits_for_a_reader_a_full_buffer_behind() -> None:
+    hub = RunEventHub("r", "t", capacity=4)
+    sink = HubSink(hub)
+    reader = hub.subscribe(None, reserved=hub.reserve())  # (held from the first frame)
+    published: list[int] = []
+
+    async def produce() -> None:
+        for i in range(10):
+            await sink.emit(TextDelta(str(i)))
+            published.append(i)
+        await sink.emit(_finish())
+
+    producer = asyncio.create_task(produce())
+    await wait_until(lambda: len(published) == 4)
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert len(published) == 4 and hub.lagging()  # held until the reader reads
+    seen = [frame.seq async for frame in reader]
+    await producer
+    assert seen == list(range(11))  # every frame, no gap: none was evicted unread
+    assert not hub.lagging()

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
+
+from awaken_server.sse_response import SSE_HEADERS, sse_response
+from starlette.responses import StreamingResponse
 
 
 def _run(prompt: str) -> dict[str, Any]:
@@ -31,3 +35,27 @@ async def test_a_client_leaving_mid_stream_frees_its_stream_slot(
     assert frames[-1].data["event_type"] == "run_finish"
     cancel = await live.client.post(f"/v1/runs/{run_id}/cancel")
     assert cancel.status_code == 202
+
+
+async def _no_frames() -> AsyncIterator[bytes]:
+    return
+    yield b""  # (an async generator)
+
+
+def test_event_stream_headers_are_starlettes_own() -> None:
+    """The prebuilt SSE headers are the bytes, in the order, Starlette would have encoded."""
+    extras: list[dict[str, str] | None] = [
+        None,
+        {},
+        {"x-awaken-run-id": "r-1", "X-Awaken-Thread-Id": "t-1"},
+        {"Cache-Control": "no-store", "x-other": "1"},  # replaces the SSE header in place
+        {"cache-control": "no-store"},
+    ]
+    for extra in extras:
+        response = sse_response(_no_frames(), heartbeat_interval=None, headers=extra)
+        expected = StreamingResponse(
+            _no_frames(), media_type="text/event-stream", headers={**SSE_HEADERS, **(extra or {})}
+        )
+        assert response.raw_headers == expected.raw_headers
+    replaced = sse_response(_no_frames(), heartbeat_interval=None, headers=extras[3])
+    assert replaced.raw_headers[0] == (b"cache-control", b"no-store")

@@ -8,6 +8,7 @@ import itertools
 import pytest
 from awaken_contract.contract.journal import JournalKind, ToolStartedRecord
 from awaken_contract.contract.lifecycle import RunStatus
+from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.storage import (
     ConfigChangeEvent,
@@ -169,3 +170,42 @@ async def test_latest_run_follows_the_per_thread_index() -> None:
     assert latest_t4 is not None and latest_t4.run_id == "r48"
     page = await store.list_runs(RunQuery(thread_id="t4", limit=100))
     assert page.total == 11
+
+
+async def test_mailbox_transactions_load_only_live_jobs() -> None:
+    """A thread's finished jobs stay listed but transactions no longer load them, and a claim
+    of a mailbox with nothing queued answers without one (it changes nothing)."""
+    mailbox = InMemoryMailboxStore()
+    for _ in range(30):
+        await mailbox.enqueue(make_job("t"))
+        (claimed,) = await mailbox.claim("t", "c", 60_000, 2_001)
+        assert claimed.claim_token is not None
+        await mailbox.ack(claimed.job_id, claimed.claim_token, 2_002)
+    assert len(await mailbox.list("t", limit=100)) == 30
+    assert mailbox._load("t", None).jobs == {}
+    assert await mailbox.claim("t", "c", 60_000, 2_003) == []
+    queued = await mailbox.enqueue(make_job("t"))
+    finished = (await mailbox.list("t", [MailboxJobStatus.ACCEPTED], limit=1))[0]
+    # A finished job asked for by id is loaded with the live ones (acks of stale claims).
+    assert set(mailbox._load("t", finished.job_id).jobs) == {queued.job_id, finished.job_id}
+    assert set(mailbox._load("other", finished.job_id).jobs) == set()
+    generation = await mailbox.current_generation("t")
+    (claimed,) = await mailbox.claim("t", "c", 60_000, 2_004)
+    assert claimed.job_id == queued.job_id
+    assert await mailbox.claim("t", "c", 60_000, 2_005) == []  # one claimed: nothing to claim
+    assert await mailbox.current_generation("t") == generation
+    assert set(mailbox._load("t", None).jobs) == {queued.job_id}
+
+
+async def test_a_raising_mailbox_transaction_saves_nothing() -> None:
+    mailbox = InMemoryMailboxStore()
+    job = make_job("t")
+    with pytest.raises(RuntimeError):
+        async with mailbox._transaction("t") as txn:
+            txn.put(job)
+            txn.generation += 1
+            raise RuntimeError("boom")
+    assert await mailbox.load(job.job_id) is None
+    assert await mailbox.current_generation("t") == 0
+    async with mailbox._transaction("t") as txn:  # the lock was released
+        assert txn.jobs == {}

@@ -101,11 +101,13 @@ class RunEventHub:
         self.first_seq = 0
         self._changed: asyncio.Event | None = None
         """Set by the next publish or close; created only when a reader waits for it."""
-        self._room = asyncio.Event()
+        self._room: asyncio.Event | None = None
+        """Set when a reader advanced or left; created only when the producer waits for it."""
         self._cursors: dict[int, int] = {}
         self._closed = False
         self.created_at = time.monotonic()
         self.updated_at = self.created_at
+        """When the hub was created or closed (``purge`` drops closed hubs by it)."""
         self.on_close: Callable[[RunEventHub], None] | None = None
         """Called once when the run ends (the registry bounds how many finished hubs it keeps)."""
 
@@ -137,7 +139,6 @@ class RunEventHub:
         frame = Frame(seq, format_sse_data_with_id(seq, payload), terminal, event)
         self._next_seq += 1
         self._frames.append(frame)
-        self.updated_at = time.monotonic()
         self._wake()
         return frame
 
@@ -149,11 +150,17 @@ class RunEventHub:
         """Mark the run as finished: subscribers drain the buffer and stop."""
         first = not self._closed
         self._closed = True
-        self._room.set()
+        self._made_room()
         self.updated_at = time.monotonic()
         self._wake()
         if first and self.on_close is not None:
             self.on_close(self)
+
+    def _made_room(self) -> None:
+        room = self._room
+        if room is not None:
+            self._room = None
+            room.set()
 
     def _wake(self) -> None:
         changed = self._changed
@@ -191,10 +198,12 @@ class RunEventHub:
         A reader that makes no progress for ``stall_secs`` is dropped from backpressure (it
         then skips evicted frames) so a stalled client cannot block the run forever."""
         while self.lagging() and not self._closed:
-            self._room.clear()
+            room = self._room
+            if room is None:  # (an unset event: a set one is dropped when set)
+                room = self._room = asyncio.Event()
             try:
                 async with asyncio.timeout(stall_secs):
-                    await self._room.wait()
+                    await room.wait()
             except TimeoutError:
                 limit = self._next_seq - self.capacity
                 for key in [k for k, c in self._cursors.items() if c <= limit]:
@@ -210,11 +219,11 @@ class RunEventHub:
     def release(self, key: int) -> None:
         """Give up a reservation that will not be read."""
         self._cursors.pop(key, None)
-        self._room.set()
+        self._made_room()
 
     def _advance(self, key: int, cursor: int) -> None:
         self._cursors[key] = cursor
-        self._room.set()
+        self._made_room()
 
     async def subscribe(
         self,
@@ -301,7 +310,7 @@ class RunEventHub:
                     yield []
         finally:
             self._cursors.pop(key, None)
-            self._room.set()
+            self._made_room()
 
     def buffered(self) -> list[Frame]:
         """The frames buffered now (oldest first)."""

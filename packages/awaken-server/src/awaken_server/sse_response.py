@@ -12,6 +12,7 @@ for a short run.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 
 from starlette.responses import StreamingResponse
@@ -28,13 +29,29 @@ SSE_HEADERS = {
     "X-Accel-Buffering": "no",
 }
 
+_MEDIA_TYPE = "text/event-stream"
+_SSE_KEYS = frozenset(k.lower() for k in SSE_HEADERS)
+_SSE_RAW_HEADERS = [
+    (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SSE_HEADERS.items()
+]
+
 
 class EventStreamResponse(StreamingResponse):
     """A :class:`StreamingResponse` that stops when the client disconnects, watched by one
     asyncio task (servers speaking ASGI ≥ 2.4 report the disconnect on ``send`` instead, and
     get Starlette's own behaviour)."""
 
+    on_close: Callable[[], None] | None = None
+    """Called once the response ended (however it ended)."""
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self._respond(scope, receive, send)
+        finally:
+            if self.on_close is not None:
+                self.on_close()
+
+    async def _respond(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or _reports_disconnect_on_send(scope):
             await super().__call__(scope, receive, send)
             return
@@ -68,12 +85,17 @@ class EventStreamResponse(StreamingResponse):
             await self.background()
 
 
-def _reports_disconnect_on_send(scope: Scope) -> bool:
-    raw = scope.get("asgi", {}).get("spec_version", "2.0")
+@functools.lru_cache(maxsize=16)
+def _spec_reports_disconnect_on_send(raw: str) -> bool:
     try:
         return tuple(int(part) for part in raw.split(".")) >= (2, 4)
     except ValueError:
         return False
+
+
+def _reports_disconnect_on_send(scope: Scope) -> bool:
+    raw = scope.get("asgi", {}).get("spec_version", "2.0")
+    return isinstance(raw, str) and _spec_reports_disconnect_on_send(raw)
 
 
 async def _with_heartbeats(
@@ -103,16 +125,6 @@ async def _with_heartbeats(
             on_close()
 
 
-async def _closing(
-    frames: AsyncIterator[bytes], on_close: Callable[[], None]
-) -> AsyncIterator[bytes]:
-    try:
-        async for chunk in frames:
-            yield chunk
-    finally:
-        on_close()
-
-
 def sse_response(
     frames: AsyncIterator[bytes],
     *,
@@ -123,18 +135,20 @@ def sse_response(
     """A ``text/event-stream`` response streaming ``frames``; with ``heartbeat_interval`` a
     ``: heartbeat`` comment is inserted after that many idle seconds (``None``: the frames
     already carry their heartbeats, e.g. :meth:`RunEventHub.stream`)."""
-    all_headers = dict(SSE_HEADERS)
-    if headers:
-        all_headers.update(headers)
     body = (
         frames
         if heartbeat_interval is None
         else _with_heartbeats(frames, heartbeat_interval, on_close)
     )
-    if heartbeat_interval is None and on_close is not None:
-        body = _closing(frames, on_close)
-    return EventStreamResponse(
-        body,
-        media_type="text/event-stream",
-        headers=all_headers,
-    )
+    if headers and not _SSE_KEYS.isdisjoint(k.lower() for k in headers):
+        response = EventStreamResponse(
+            body, media_type=_MEDIA_TYPE, headers={**SSE_HEADERS, **headers}
+        )
+    else:
+        # The usual case, without Starlette encoding the same headers again for every
+        # response (the same headers, in the same order, as ``{**SSE_HEADERS, **headers}``).
+        response = EventStreamResponse(body, media_type=_MEDIA_TYPE, headers=headers)
+        response.raw_headers[:0] = _SSE_RAW_HEADERS
+    if heartbeat_interval is None:
+        response.on_close = on_close  # (else the heartbeat stream calls it as it closes)
+    return response

@@ -21,6 +21,7 @@ from awaken_ext_observability import (
     ObservabilityPlugin,
     ToolSpan,
 )
+from prometheus_client import Counter, Histogram
 from pydantic import BaseModel, ConfigDict, Field
 
 from awaken_server.metrics import ServerMetrics
@@ -76,32 +77,74 @@ class BoundedLabel:
 
 
 class PrometheusSink(MetricsSink):
-    """Feeds the server's inference, token, tool and run-segment metrics from the plugin."""
+    """Feeds the server's inference, token, tool and run-segment metrics from the plugin.
+
+    The children of each (agent, model, outcome) and (agent, tool, status) are looked up once
+    and remembered (for label values the bounded labels kept; ``other`` is not remembered by
+    raw value, so the memory stays bounded as the labels are)."""
 
     def __init__(self, metrics: ServerMetrics, max_label_values: int = 100) -> None:
         self.metrics = metrics
         self.agent = BoundedLabel(max_label_values)
         self.model = BoundedLabel(max_label_values)
         self.tool = BoundedLabel(max_label_values)
+        self._inference: dict[tuple[str, str, str], _InferenceSeries] = {}
+        self._tools: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
 
     def on_inference(self, span: GenAISpan) -> None:
-        m = self.metrics
-        agent, model = self.agent(span.context.agent_id), self.model(span.model)
         outcome = "error" if span.error_type else "ok"
-        m.inference_requests.labels(agent, model, outcome).inc()
-        m.inference_duration.labels(agent, model, outcome).observe(span.duration_ms / 1000.0)
-        for kind, count in (("input", span.input_tokens), ("output", span.output_tokens)):
-            if count:
-                m.inference_tokens.labels(agent, model, kind).inc(count)
+        key = (span.context.agent_id, span.model, outcome)
+        series = self._inference.get(key)
+        if series is None:
+            series = self._inference_series(key)
+        series.requests.inc()
+        series.duration.observe(span.duration_ms / 1000.0)
+        if span.input_tokens:
+            series.tokens("input").inc(span.input_tokens)
+        if span.output_tokens:
+            series.tokens("output").inc(span.output_tokens)
+
+    def _inference_series(self, key: tuple[str, str, str]) -> _InferenceSeries:
+        agent_id, model_name, outcome = key
+        agent, model = self.agent(agent_id), self.model(model_name)
+        series = _InferenceSeries(self.metrics, agent, model, outcome)
+        if BoundedLabel.OTHER not in (agent, model):
+            self._inference[key] = series
+        return series
 
     def on_tool(self, span: ToolSpan) -> None:
-        m = self.metrics
-        agent, tool = self.agent(span.context.agent_id), self.tool(span.name)
-        m.tool_calls.labels(agent, tool, span.status).inc()
-        m.tool_duration.labels(agent, tool, span.status).observe(span.duration_ms / 1000.0)
+        key = (span.context.agent_id, span.name, span.status)
+        children = self._tools.get(key)
+        if children is None:
+            m = self.metrics
+            agent, tool = self.agent(span.context.agent_id), self.tool(span.name)
+            labels = (agent, tool, span.status)
+            children = (m.tool_calls.labels(*labels), m.tool_duration.labels(*labels))
+            if BoundedLabel.OTHER not in (agent, tool):
+                self._tools[key] = children
+        calls, duration = children
+        calls.inc()
+        duration.observe(span.duration_ms / 1000.0)
 
     def on_run_end(self, metrics: AgentMetrics) -> None:
         pass  # runs are counted from run_finish events (every run, with or without the plugin)
+
+
+class _InferenceSeries:
+    """The children of one (agent, model, outcome); token series made on first use (a series
+    appears in ``/metrics`` only once tokens were counted)."""
+
+    __slots__ = ("agent", "duration", "metrics", "model", "requests")
+
+    def __init__(self, metrics: ServerMetrics, agent: str, model: str, outcome: str) -> None:
+        self.metrics = metrics
+        self.agent = agent
+        self.model = model
+        self.requests = metrics.inference_requests.labels(agent, model, outcome)
+        self.duration = metrics.inference_duration.labels(agent, model, outcome)
+
+    def tokens(self, kind: str) -> Counter:
+        return self.metrics.inference_tokens.labels(self.agent, self.model, kind)
 
 
 def enable_on(agent: AgentSpec) -> AgentSpec:
@@ -140,9 +183,10 @@ class ServerTelemetry:
                 otel_config, metric_export_interval_ms=config.metric_export_interval_ms
             )
             sinks.append(self.otlp.sink)
-        self.plugin = ObservabilityPlugin(
-            CompositeSink(sinks), capture_content=config.capture_content
-        )
+        # One sink is passed as it is: the plugin builds the start callbacks' structs only
+        # for a sink that overrides them, and a composite overrides every callback.
+        sink = sinks[0] if len(sinks) == 1 else CompositeSink(sinks)
+        self.plugin = ObservabilityPlugin(sink, capture_content=config.capture_content)
 
     def apply(self, system: AgentSystemConfig) -> AgentSystemConfig:
         """``system`` with the plugin enabled on every agent."""

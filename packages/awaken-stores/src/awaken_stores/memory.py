@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator, Collection, Sequence
-from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import msgspec
@@ -16,7 +15,6 @@ from awaken_contract.contract.journal import (
     JournalSubscription,
 )
 from awaken_contract.contract.lifecycle import RunStatus
-from awaken_contract.contract.mailbox import MailboxJob
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.retention import (
     PruneReport,
@@ -48,7 +46,7 @@ from awaken_contract.ids import now_secs as _now_secs
 from awaken_stores._codec import clone, encode
 from awaken_stores._job_checkpoints import LocalJobCheckpoints
 from awaken_stores._journal_local import LocalJournalHub, entries_after
-from awaken_stores._mailbox_queries import LocalMailboxQueries
+from awaken_stores._memory_mailbox import InMemoryMailboxStore
 from awaken_stores._memory_rows import (
     EntryBatch,
     RunRow,
@@ -59,7 +57,6 @@ from awaken_stores._memory_rows import (
 )
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
-from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
 
 T = TypeVar("T")
 
@@ -322,58 +319,3 @@ class InMemoryConfigStore(ConfigStore, ConfigChangeNotifier):
                 yield await queue.get()
         finally:
             self._subscribers.remove(queue)
-
-
-class InMemoryMailboxStore(LocalMailboxQueries, TransactionApply, MailboxEngine):
-    """Mailbox jobs in memory; one asyncio lock serializes every transaction."""
-
-    def __init__(self) -> None:
-        self._jobs: dict[str, MailboxJob] = {}
-        self._by_mailbox: dict[str, set[str]] = {}
-        self._generations: dict[str, int] = {}
-        self._lock = asyncio.Lock()
-        self._wakeup = asyncio.Event()
-
-    @asynccontextmanager
-    async def _transaction(
-        self, mailbox_id: str, job_id: str | None = None
-    ) -> AsyncIterator[MailboxTxn]:
-        async with self._lock:
-            ids = self._by_mailbox.get(mailbox_id, set())
-            jobs = [
-                self._jobs[i] for i in ids if i == job_id or not self._jobs[i].status.is_terminal
-            ]
-            txn = MailboxTxn(mailbox_id, self._generations.get(mailbox_id, 0), jobs)
-            yield txn
-            self._generations[mailbox_id] = txn.generation
-            for job in txn.changed_jobs():
-                self._jobs[job.job_id] = job
-                self._by_mailbox.setdefault(mailbox_id, set()).add(job.job_id)
-
-    async def _all_jobs(self) -> dict[str, MailboxJob]:
-        return self._jobs
-
-    async def _mailbox_jobs(self, mailbox_id: str) -> list[MailboxJob]:
-        return [self._jobs[i] for i in self._by_mailbox.get(mailbox_id, set())]
-
-    async def _work_available(self, mailbox_id: str) -> None:
-        self._wakeup.set()
-
-    async def wait_for_work(self, wait_seconds: float) -> None:
-        try:
-            await asyncio.wait_for(self._wakeup.wait(), wait_seconds)
-        except TimeoutError:
-            return
-        finally:
-            self._wakeup.clear()
-
-    async def current_generation(self, mailbox_id: str) -> int:
-        return self._generations.get(mailbox_id, 0)
-
-    async def purge_terminal(self, older_than: int) -> int:
-        async with self._lock:
-            doomed = [j for j in self._jobs.values() if j.is_terminal and j.updated_at < older_than]
-            for job in doomed:
-                del self._jobs[job.job_id]
-                self._by_mailbox[job.mailbox_id].discard(job.job_id)
-            return len(doomed)

@@ -24,7 +24,7 @@ from awaken_contract.ids import new_id, now_ms
 
 from awaken_server.mailbox.core import MailboxCore
 from awaken_server.mailbox.job_checkpoints import JobCheckpointWriter, JobNotClaimed
-from awaken_server.mailbox.lease import LeaseRenewal
+from awaken_server.mailbox.lease import LeaseRenewals
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
 from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
@@ -47,6 +47,14 @@ class JobRunner:
 
     def __init__(self, core: MailboxCore) -> None:
         self.core = core
+        self._leases: LeaseRenewals | None = None
+
+    def _lease_renewals(self) -> LeaseRenewals:
+        """The lease renewals of this runner's jobs (one timer for all of them)."""
+        if self._leases is None:
+            interval = self.core.config.lease_renewal_interval.total_seconds()
+            self._leases = LeaseRenewals(interval)
+        return self._leases
 
     async def try_dispatch(self, thread_id: str) -> bool:
         """If this process's worker for the thread is idle, claim and start its next job."""
@@ -108,9 +116,12 @@ class JobRunner:
         job: MailboxJob,
         target: ReconnectableEventSink,
         writer: JobCheckpointWriter | None = None,
+        *,
+        new_run: bool = False,
     ) -> asyncio.Task[None]:
         """Run the claimed ``job`` (or, with a deferred ``writer``, the job its run's first
-        checkpoint claims) on ``worker``."""
+        checkpoint claims) on ``worker``; ``new_run``: the job's run id was minted for it
+        (no record, no journal to read)."""
         if writer is None:
             writer = JobCheckpointWriter(self.core.store, job.job_id, job.claim_token or "")
         worker.state = WorkerState.RUNNING
@@ -126,17 +137,17 @@ class JobRunner:
             self.core.run_threads[job.run_id] = worker.thread_id
         self.core.hubs.open(job.run_id or job.job_id, worker.thread_id)
         task = asyncio.create_task(
-            self._execute(worker, job, writer), name=f"awaken-job-{job.job_id}"
+            self._execute(worker, job, writer, new_run), name=f"awaken-job-{job.job_id}"
         )
         worker.task = task
         return task
 
     async def _execute(
-        self, worker: ThreadWorker, job: MailboxJob, writer: JobCheckpointWriter
+        self, worker: ThreadWorker, job: MailboxJob, writer: JobCheckpointWriter, new_run: bool
     ) -> None:
         run_id = job.run_id or job.job_id
         hub = self.core.hubs.open(run_id, worker.thread_id)
-        await self._number_from_journal(hub, run_id)
+        await self._number_from_journal(hub, run_id, new_run)
         job_sink = JobSink(
             worker,
             HubSink(hub),
@@ -144,16 +155,13 @@ class JobRunner:
             self.core.metrics,
             on_park_change=lambda: self._extend_lease(worker, job.job_id, writer.claim_token),
         )
-        renewal = LeaseRenewal(
-            self.core.config.lease_renewal_interval.total_seconds(),
-            lambda: self._renew(worker, job.job_id, writer),
-        )
+        renewal = self._lease_renewals().start(lambda: self._renew(worker, job.job_id, writer))
         started = time.monotonic()
         if self.core.metrics is not None:
             self.core.metrics.active_runs.inc()
             self.core.metrics.runs_started.inc()
         try:
-            await self._run_job(worker, job, writer, run_id, job_sink)
+            await self._run_job(worker, job, writer, run_id, job_sink, new_run)
         except JobNotClaimed:
             pass  # the thread was busy after all: nothing was written, nothing to settle
         except asyncio.CancelledError:
@@ -171,16 +179,20 @@ class JobRunner:
             worker.sink = None
             worker.task = None
             worker.done.set()
+            writer.abandon()
             self.core.run_threads.pop(run_id, None)
             hub.close()
             if self.core.accepting:
                 asyncio.get_running_loop().call_soon(self._schedule_dispatch, worker.thread_id)
 
-    async def _number_from_journal(self, hub: RunEventHub, run_id: str) -> None:
+    async def _number_from_journal(self, hub: RunEventHub, run_id: str, new_run: bool) -> None:
         """SSE ids of this attempt continue the run journal's seqs (the loop journals every
-        event it emits, in order)."""
+        event it emits, in order; a new run's journal is empty)."""
         store = self.core.run_store
         if isinstance(store, JournaledThreadRunStore):
+            if new_run:
+                hub.rebase(1)
+                return
             try:
                 hub.rebase(await store.last_seq(run_id) + 1)
             except Exception:
@@ -199,6 +211,7 @@ class JobRunner:
         writer: JobCheckpointWriter,
         run_id: str,
         sink: JobSink,
+        new_run: bool = False,
     ) -> None:
         token: str | None
         # Claims record the start of execution in the same transaction (``start``): the job
@@ -215,7 +228,7 @@ class JobRunner:
                 await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
                 return
         try:
-            request, record = await self._request_for(job, run_id, instance_id)
+            request, record = await self._request_for(job, run_id, instance_id, new_run)
         except _Permanent as exc:
             if (token := await writer.settle_token()) is not None:
                 await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
@@ -303,10 +316,11 @@ class JobRunner:
         )
 
     async def _request_for(
-        self, job: MailboxJob, run_id: str, instance_id: str
+        self, job: MailboxJob, run_id: str, instance_id: str, new_run: bool = False
     ) -> tuple[RunRequest | None, RunRecord | None]:
         """Rebuild the runtime request from the durable job and run record (``None`` for
-        the request when there is nothing to run), with the record as read.
+        the request when there is nothing to run), with the record as read (a ``new_run``
+        has none yet).
 
         The plan made at submission is the job's agent and run id; this attempt resumes that
         run once an earlier attempt (or the submission) started it, and starts a new run
@@ -315,7 +329,7 @@ class JobRunner:
             extras: JobExtras = extras_of(job.request_extras)
         except Exception as exc:
             raise _Permanent(f"cannot rebuild the run request: {exc}") from exc
-        record = await self.core.run_store.load_run(run_id)
+        record = None if new_run else await self.core.run_store.load_run(run_id)
         continuation = record is not None and record.status is not RunStatus.CREATED
         if (
             record is not None

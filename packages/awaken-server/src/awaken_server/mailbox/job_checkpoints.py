@@ -90,6 +90,12 @@ class JobCheckpointWriter(CheckpointWriter):
         if not self.claimed.done():
             self.claimed.set_result(job)
 
+    def abandon(self) -> None:
+        """The job's run ended: a claim no checkpoint resolved is resolved as not claimed
+        (``claimed`` → ``None``; whoever waits for the claim stops waiting)."""
+        if not self.claimed.done():
+            self.claimed.set_result(None)
+
     async def ensure_claimed(self) -> bool:
         """Claim the job on its own if no checkpoint carried the claim (the run ended or
         failed before its first checkpoint); False when it cannot be claimed."""
@@ -128,7 +134,7 @@ class JobCheckpointWriter(CheckpointWriter):
         if self.not_claimed:
             raise JobNotClaimed()
         claim = self._claim
-        rides = rides_checkpoints(store, self.mailbox)
+        rides = self._rides(store)
         if claim is not None and rides:
             assert isinstance(store, JobCheckpointStore)
             try:
@@ -153,6 +159,16 @@ class JobCheckpointWriter(CheckpointWriter):
             entries, self.acked = await store.checkpoint_acking(checkpoint, ack)
             return entries
         return await checkpoint.commit(store)
+
+    _rides_for: tuple[object, bool] | None = None
+
+    def _rides(self, store: JournaledThreadRunStore) -> bool:
+        """``rides_checkpoints(store, self.mailbox)`` (worked out once: a run checkpoints
+        into one store)."""
+        known = self._rides_for
+        if known is None or known[0] is not store:
+            known = self._rides_for = (store, rides_checkpoints(store, self.mailbox))
+        return known[1]
 
     def _ack_of(self, checkpoint: StepCheckpoint) -> JobAck | None:
         if checkpoint.termination is None or self.final_result is None:

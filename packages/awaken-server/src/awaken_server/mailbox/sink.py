@@ -33,6 +33,11 @@ class ReconnectableEventSink(EventSink):
         """Where events currently go."""
         return self._target
 
+    @property
+    def connected(self) -> bool:
+        """Whether events go anywhere (a sink without a target drops them unawaited)."""
+        return self._target is not _NOWHERE
+
     def reconnect(self, target: EventSink) -> None:
         """Send every later event to ``target``; the old target receives nothing more."""
         self._target = target

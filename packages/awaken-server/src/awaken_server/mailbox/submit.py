@@ -13,7 +13,6 @@ import enum
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from awaken_contract.contract.checkpoint_writer import JobClaim
 from awaken_contract.contract.event_sink import EventSink
@@ -38,14 +37,11 @@ from awaken_server.sse import RunEventHub
 __all__ = ["THREAD_BUSY", "SubmitHandle", "SubmitResult", "SubmitStatus", "Submitter"]
 
 
-async def _claimed(writer: JobCheckpointWriter, task: asyncio.Task[None]) -> bool:
+async def _claimed(writer: JobCheckpointWriter) -> bool:
     """Wait until the run's first checkpoint committed its job's claim (True) or the thread
-    turned out busy (False); a run that ends before it checkpoints claims on its own."""
-    waiting: list[asyncio.Future[Any]] = [writer.claimed, task]
-    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-    if not writer.claimed.done():
-        await task  # (ended without a checkpoint; its settlement resolved the claim)
-    return writer.claimed.done() and writer.claimed.result() is not None
+    turned out busy (False); a run that ends before it checkpoints claims on its own, and
+    its job's end resolves the claim in any case (``JobCheckpointWriter.abandon``)."""
+    return await writer.claimed is not None
 
 
 _log = logging.getLogger("awaken.mailbox")
@@ -108,7 +104,11 @@ class Submitter:
         thread_id = self._validate(submission)
         if self.core.worker_state(thread_id) is WorkerState.IDLE:
             planned_continuation = submission.continue_run_id
-            handle = await self._start_inline(thread_id, submission, sink, if_idle=True)
+            # (a thread id minted just now names a thread without runs: nothing to look up)
+            new_thread = thread_id != (submission.thread_id or "").strip()
+            handle = await self._start_inline(
+                thread_id, submission, sink, if_idle=True, new_thread=new_thread
+            )
             if handle is not None:
                 return handle
             submission.continue_run_id = planned_continuation  # plan again after the interrupt
@@ -127,13 +127,16 @@ class Submitter:
         sink: EventSink | None,
         *,
         if_idle: bool,
+        new_thread: bool = False,
     ) -> SubmitHandle | None:
         """Plan, enqueue, claim and start the run on this process's idle worker; ``None``
         when the store has other work for the thread (``if_idle``) or a claimed job."""
         worker = await self._reserve_worker(thread_id)
         writer: JobCheckpointWriter | None = None
         try:
-            plan = await self._prepare_run(thread_id, submission, background=False)
+            plan = await self._prepare_run(
+                thread_id, submission, background=False, new_thread=new_thread
+            )
             run_id = plan.run_id
             now = now_ms()
             job = self._new_job(thread_id, plan, submission, background=False, now=now)
@@ -166,8 +169,10 @@ class Submitter:
             # Hold the native hub's frames for the HTTP response that is about to read them
             # (a caller with its own sink reads that sink instead, so nothing is reserved).
             reservation = hub.reserve() if sink is None else None
-            task = self.runner.start_job(worker, claimed, target, writer)
-            if writer is None or await _claimed(writer, task):
+            # A run id minted just now has no record and no journal yet: nothing to read.
+            new_run = not plan.resumes and not submission.run_id_hint
+            task = self.runner.start_job(worker, claimed, target, writer, new_run=new_run)
+            if writer is None or await _claimed(writer):
                 return SubmitHandle(
                     claimed.job_id, run_id, thread_id, hub, task, target, reservation
                 )
@@ -191,9 +196,10 @@ class Submitter:
         """Take this process's worker of the thread for an inline claim (state Claiming);
         a concurrent claim attempt is waited out briefly, a running job is a conflict."""
         worker = self.core.worker(thread_id)
-        deadline = time.monotonic() + self.core.config.cancel_wait.total_seconds()
-        while worker.state is WorkerState.CLAIMING and time.monotonic() < deadline:  # noqa: ASYNC110 - a claim takes one store round trip
-            await asyncio.sleep(0.005)
+        if worker.state is WorkerState.CLAIMING:
+            deadline = time.monotonic() + self.core.config.cancel_wait.total_seconds()
+            while worker.state is WorkerState.CLAIMING and time.monotonic() < deadline:  # noqa: ASYNC110 - a claim takes one store round trip
+                await asyncio.sleep(0.005)
         if worker.state is not WorkerState.IDLE:
             raise Conflict(THREAD_BUSY)
         worker.state = WorkerState.CLAIMING
@@ -283,13 +289,19 @@ class Submitter:
         return thread_id or new_id()
 
     async def _prepare_run(
-        self, thread_id: str, submission: RunSubmission, *, background: bool
+        self,
+        thread_id: str,
+        submission: RunSubmission,
+        *,
+        background: bool,
+        new_thread: bool = False,
     ) -> RunPlan:
         """Plan the run: the agent, the run id (continue a waiting run, honour hints, else
         new); create the durable run record (status ``created``) for new background runs
         (a foreground run is claimed at once and its first checkpoint writes the record —
-        before its ``run_start`` is sent)."""
-        latest = await self.core.run_store.latest_run(thread_id)
+        before its ``run_start`` is sent). A ``new_thread`` has no runs to look at."""
+        store = self.core.run_store
+        latest = None if new_thread else await store.latest_run(thread_id)
         agent_id = (submission.agent_id or "").strip()
         if not agent_id and latest is not None and latest.status is not RunStatus.CREATED:
             agent_id = latest.agent_id.strip()
@@ -298,8 +310,8 @@ class Submitter:
 
         if submission.continue_run_id:
             return RunPlan(agent_id=agent_id, run_id=submission.continue_run_id, resumes=True)
-        if not submission.run_id_hint:
-            waiting = await find_waiting_run(self.core.run_store, thread_id, latest)
+        if not submission.run_id_hint and not new_thread:
+            waiting = await find_waiting_run(store, thread_id, latest)
             if waiting is not None:
                 submission.continue_run_id = waiting.run_id
                 return RunPlan.resume(waiting, (submission.agent_id or "").strip())
