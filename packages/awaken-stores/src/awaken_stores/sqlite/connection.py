@@ -6,6 +6,8 @@ worker thread — one hop, one transaction (``BEGIN IMMEDIATE`` when any of them
 one fsync for all of them; every write runs in its own savepoint (a failing one rolls back
 alone and raises to its caller). Every caller gets its result only after the shared ``COMMIT``:
 durable exactly as before, and a read never returns data that was not committed.
+
+Point reads skip the worker threads: they run on the event loop's thread (``loop_reader``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from awaken_contract.errors import StorageIoError
 
 from awaken_stores._journal_local import LocalJournalHub, hub_for
 from awaken_stores._journal_watch import ExternalChangeWatcher
+from awaken_stores.sqlite.loop_reader import LoopReader, WouldWait
 from awaken_stores.sqlite.schema import _migrate
 
 T = TypeVar("T")
@@ -129,6 +132,7 @@ class _SqliteDb:
         in_memory = self.path == ":memory:"
         self._writer = _Lane(self._open_writer)
         self._reader = self._writer if in_memory else _Lane(self._open_reader)
+        self._loop_reader = None if in_memory else LoopReader(self.path)
         self.journal_hub = LocalJournalHub() if in_memory else hub_for(str(Path(path).resolve()))
         self.journal_watch = ExternalChangeWatcher(self.journal_hub, self._data_version)
 
@@ -187,6 +191,20 @@ class _SqliteDb:
         database errors become StorageIoError."""
         return await self._reader.queue(fn, False)
 
+    async def peek(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run the point read ``fn`` (a bounded read, see ``loop_reader``) on this thread, or
+        on the reader's worker thread when it would have to wait; database errors become
+        StorageIoError."""
+        reader = self._loop_reader
+        if reader is None or self._writer.conn is None or not reader.usable():
+            return await self.run(fn)  # (the writer opens, migrates the file first)
+        try:
+            return reader.read(fn)
+        except WouldWait:
+            return await self.run(fn)
+        except sqlite3.Error as exc:
+            raise StorageIoError(str(exc)) from exc
+
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` in a write transaction (group commit, see the module docstring); database
         errors become StorageIoError. Returns once the transaction is committed."""
@@ -194,6 +212,8 @@ class _SqliteDb:
 
     async def close(self) -> None:
         self.journal_watch.stop()
+        if self._loop_reader is not None:
+            self._loop_reader.close()
         await self._writer.close()
         if self._reader is not self._writer:
             await self._reader.close()

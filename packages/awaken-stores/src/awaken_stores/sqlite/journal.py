@@ -80,7 +80,7 @@ class SqliteJournal(_SqliteBacked):
         ]
 
     async def last_seq(self, run_id: str) -> int:
-        value = await self._db.run(
+        value = await self._db.peek(
             lambda c: _one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,))
         )
         return int(value or 0)

@@ -121,7 +121,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         known = self._mailboxes.get(job_id)
         if known is not None:
             return known
-        value = await self._db.run(
+        value = await self._db.peek(
             lambda c: _one(
                 c, "SELECT mailbox_id FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,)
             )
@@ -142,7 +142,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         return [(r[0], r[1]) for r in rows]
 
     async def current_generation(self, mailbox_id: str) -> int:
-        value = await self._db.run(
+        value = await self._db.peek(
             lambda c: _one(
                 c,
                 "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?",
@@ -175,7 +175,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         return [r[0] for r in rows]
 
     async def load(self, job_id: str) -> MailboxJob | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(c, "SELECT data FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,))
         )
         return None if data is None else decode(data, MailboxJob)

@@ -152,7 +152,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
 
     # ------------------------------------------------------------------ threads
     async def load_thread(self, thread_id: str) -> Thread | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
         )
         return None if data is None else decode(data, Thread)
@@ -240,13 +240,13 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         await self._db.write(insert)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(c, "SELECT data FROM awaken_runs WHERE run_id = ?", (run_id,))
         )
         return None if data is None else decode(data, RunRecord)
 
     async def latest_run(self, thread_id: str) -> RunRecord | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(
                 c,
                 "SELECT data FROM awaken_runs WHERE thread_id = ?"
