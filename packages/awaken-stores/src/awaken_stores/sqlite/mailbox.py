@@ -38,17 +38,22 @@ _UPSERT_JOB = (
 )
 
 
+_LOAD = (
+    "SELECT (SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?1),"
+    " (SELECT '[' || group_concat(data, ',') || ']' FROM awaken_mailbox_jobs"
+    " WHERE mailbox_id = ?1 AND (status NOT IN"
+    f" ({', '.join(f'?{i + 3}' for i in range(len(_TERMINAL)))}) OR job_id = ?2))"
+)
+"""A mailbox's generation and its live jobs (plus job ``?2``) as one JSON array: one
+statement, one SQLite step, one decode."""
+
+
 def _load(c: sqlite3.Connection, mailbox_id: str, job_id: str | None) -> MailboxTxn:
     """The mailbox's generation, live jobs and job ``job_id`` (inside a write transaction)."""
-    generation = _one(
-        c, "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?", (mailbox_id,)
+    generation, jobs = c.execute(_LOAD, (mailbox_id, job_id, *_TERMINAL)).fetchone()
+    return MailboxTxn(
+        mailbox_id, int(generation or 0), [] if jobs is None else decode(jobs, list[MailboxJob])
     )
-    rows = c.execute(
-        "SELECT data FROM awaken_mailbox_jobs WHERE mailbox_id = ?"
-        f" AND (status NOT IN ({','.join('?' * len(_TERMINAL))}) OR job_id = ?)",
-        (mailbox_id, *_TERMINAL, job_id),
-    ).fetchall()
-    return MailboxTxn(mailbox_id, int(generation or 0), [decode(r[0], MailboxJob) for r in rows])
 
 
 def mailbox_change(

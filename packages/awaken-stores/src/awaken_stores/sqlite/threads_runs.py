@@ -44,7 +44,7 @@ from awaken_stores._ids import validate_id
 from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.sqlite.config import SqliteConfigStore
-from awaken_stores.sqlite.connection import _one
+from awaken_stores.sqlite.connection import _one, insert_rows
 from awaken_stores.sqlite.journal import SqliteJournal, _append_journal
 from awaken_stores.sqlite.mailbox import SqliteMailboxStore, mailbox_change
 from awaken_stores.sqlite.profile import SqliteProfileStore
@@ -62,10 +62,7 @@ _UPSERT_HEAD = (
     "INSERT INTO awaken_message_heads VALUES (?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
     " SET count = excluded.count, token = excluded.token"
 )
-_UPSERT_MESSAGE = (
-    "INSERT INTO awaken_messages (thread_id, seq, data) VALUES (?, ?, ?)"
-    " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data"
-)
+_UPSERT_MESSAGES_TAIL = " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data"
 _UPSERT_RUN = (
     "INSERT INTO awaken_runs (run_id, thread_id, status, created_at, updated_at, data)"
     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET thread_id = excluded.thread_id,"
@@ -92,22 +89,40 @@ def _load_head(c: sqlite3.Connection, thread_id: str) -> MessageHead | None:
     return None if row is None else MessageHead(int(row[0]), row[1])
 
 
+_CHECKPOINT_READ = (
+    "SELECT (SELECT data FROM awaken_threads WHERE id = ?1),"
+    " (SELECT count FROM awaken_message_heads WHERE thread_id = ?1),"
+    " (SELECT token FROM awaken_message_heads WHERE thread_id = ?1),"
+    " (SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?2)"
+)
+"""Everything a checkpoint reads before it writes, in one statement (one SQLite step): the
+stored thread, the message log's head and the run journal's last seq."""
+
+
 def _write_messages(
-    c: sqlite3.Connection, known: KnownLogs, thread_id: str, messages: list[Message]
+    c: sqlite3.Connection,
+    known: KnownLogs,
+    thread_id: str,
+    messages: list[Message],
+    stored: MessageHead | None,
 ) -> LogWrite:
-    """Store ``messages`` as the thread's log, writing only what changed (see _message_log)."""
-    plan = known.plan(thread_id, _load_head(c, thread_id), messages)
+    """Store ``messages`` as the thread's log stored under head ``stored``, writing only what
+    changed (see _message_log). The log holds exactly rows ``1..stored.count``, so rows past
+    the new list exist only when it is shorter (or the head is missing)."""
+    plan = known.plan(thread_id, stored, messages)
     start = plan.start
-    if start < len(messages):
-        c.executemany(
-            _UPSERT_MESSAGE,
-            [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(messages[start:])],
-        )
+    insert_rows(
+        c,
+        "INSERT INTO awaken_messages (thread_id, seq, data)",
+        [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(messages[start:])],
+        _UPSERT_MESSAGES_TAIL,
+    )
     if plan.head_changed:
-        c.execute(
-            "DELETE FROM awaken_messages WHERE thread_id = ? AND seq > ?",
-            (thread_id, len(messages)),
-        )
+        if stored is None or stored.count > len(messages):
+            c.execute(
+                "DELETE FROM awaken_messages WHERE thread_id = ? AND seq > ?",
+                (thread_id, len(messages)),
+            )
         c.execute(_UPSERT_HEAD, (thread_id, plan.head.count, plan.head.token))
     return plan
 
@@ -203,7 +218,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
 
         def save(c: sqlite3.Connection) -> LogWrite:
             _delete_messages(c, thread_id)
-            return _write_messages(c, self._known, thread_id, messages)
+            return _write_messages(c, self._known, thread_id, messages, None)
 
         plan = await self._db.write(save)
         self._known.remember(thread_id, messages, plan.head)
@@ -306,12 +321,17 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         run_row = _run_row(run)
 
         def write(c: sqlite3.Connection) -> tuple[LogWrite, list[JournalEntry]]:
-            data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
+            read = c.execute(_CHECKPOINT_READ, (thread_id, run.run_id))
+            data, count, token, last = read.fetchone()
             existing = None if data is None else decode(data, Thread)
             c.execute(_UPSERT_THREAD, _thread_row(checkpoint_thread(existing, thread_id, run)))
-            plan = _write_messages(c, self._known, thread_id, step.messages)
+            stored = None if count is None else MessageHead(int(count), token)
+            plan = _write_messages(c, self._known, thread_id, step.messages, stored)
             c.execute(_UPSERT_RUN, run_row)
-            return plan, _append_journal(c, run.run_id, step.records, step.expected_last_seq)
+            entries = _append_journal(
+                c, run.run_id, step.records, step.expected_last_seq, int(last or 0)
+            )
+            return plan, entries
 
         return write
 
