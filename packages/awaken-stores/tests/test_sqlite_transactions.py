@@ -41,7 +41,7 @@ def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
 async def _warm(path: Path) -> tuple[SqliteStore, _Hops, _Hops]:
     store = SqliteStore(path)
     await store.checkpoint("t-warm", [Message.user("warm")], make_run("r-warm", "t-warm"))
-    await store.load_messages("t-warm")  # opens the reader connection
+    await store.list_threads(0, 10)  # opens the reader connection
     assert store._db._writer.conn is not None and store._db._reader.conn is not None
     return store, _Hops(store._db._writer.conn), _Hops(store._db._reader.conn)
 
@@ -141,6 +141,9 @@ async def test_long_appends_are_split_over_several_statements(tmp_path: Path) ->
 
 async def test_point_reads_do_not_hop_to_a_worker_thread(tmp_path: Path) -> None:
     store, writer, reader = await _warm(tmp_path / "awaken.db")
+    long = [Message.user(f"m{i}") for i in range(65)]
+    await store.checkpoint("t-long", long, make_run("r-long", "t-long"))
+    writer.count = 0
     assert (await store.load_thread("t-warm")) is not None
     run = await store.load_run("r-warm")
     latest = await store.latest_run("t-warm")
@@ -148,8 +151,11 @@ async def test_point_reads_do_not_hop_to_a_worker_thread(tmp_path: Path) -> None
     assert await store.last_seq("r-warm") == 0
     assert await store.mailbox.load("no-such-job") is None
     assert await store.mailbox.current_generation("t-warm") == 0
+    assert await store.mailbox.claim("t-warm", "me", 1_000, 1_000) == []  # nothing queued
+    assert [m.text() for m in await store.load_messages("t-warm") or []] == ["warm"]
+    assert await store.load_messages("t-none") is None
     assert (writer.count, reader.count) == (0, 0)
-    assert await store.load_messages("t-warm") is not None  # a history still goes to the reader
+    assert await store.load_messages("t-long") == long  # a longer history: the reader thread
     assert reader.count == 1
     await store.close()
 

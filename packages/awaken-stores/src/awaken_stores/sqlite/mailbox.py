@@ -136,6 +136,30 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         self._remember(job_id, str(value))
         return str(value)
 
+    async def claim(
+        self,
+        mailbox_id: str,
+        consumer: str,
+        lease_ms: int,
+        now: int,
+        limit: int = 1,
+        *,
+        start: str | None = None,
+    ) -> MailboxJobList:
+        """A mailbox with no queued job claims nothing and changes nothing: that is answered
+        by a point read (see ``loop_reader``), without a write transaction; a job queued just
+        after it is one queued just after the claim."""
+        queued = await self._db.peek(
+            lambda c: _one(
+                c,
+                "SELECT 1 FROM awaken_mailbox_jobs WHERE mailbox_id = ? AND status = ? LIMIT 1",
+                (mailbox_id, MailboxJobStatus.QUEUED.value),
+            )
+        )
+        if queued is None:
+            return []
+        return await super().claim(mailbox_id, consumer, lease_ms, now, limit, start=start)
+
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         rows = await self._db.run(
             lambda c: c.execute(

@@ -89,6 +89,33 @@ def _load_head(c: sqlite3.Connection, thread_id: str) -> MessageHead | None:
     return None if row is None else MessageHead(int(row[0]), row[1])
 
 
+_INLINE_HISTORY = 64
+"""Histories of up to this many messages are read like point reads, on the loop's thread."""
+
+
+def _history(
+    c: sqlite3.Connection, thread_id: str, at_most: int | None
+) -> tuple[MessageHead, list[Any] | None] | None:
+    """The log's head and rows in one read transaction (no rows when it holds more than
+    ``at_most`` messages); ``None`` without a log."""
+    own = not c.in_transaction  # (on a worker thread it runs inside the group's transaction)
+    if own:
+        c.execute("BEGIN")
+    try:
+        head = _load_head(c, thread_id)
+        if head is None:
+            return None
+        if at_most is not None and head.count > at_most:
+            return head, None
+        rows = c.execute(
+            "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
+        ).fetchall()
+        return head, rows
+    finally:
+        if own:
+            c.execute("COMMIT")
+
+
 _CHECKPOINT_READ = (
     "SELECT (SELECT data FROM awaken_threads WHERE id = ?1),"
     " (SELECT count FROM awaken_message_heads WHERE thread_id = ?1),"
@@ -195,19 +222,13 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         return [r[0] for r in rows]
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        def select(c: sqlite3.Connection) -> tuple[MessageHead, list[Any]] | None:
-            head = _load_head(c, thread_id)
-            if head is None:
-                return None
-            rows = c.execute(
-                "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
-            ).fetchall()
-            return head, rows
-
-        found = await self._db.run(select)
+        found = await self._db.peek(lambda c: _history(c, thread_id, _INLINE_HISTORY))
+        if found is not None and found[1] is None:  # a long one: read on the reader thread
+            found = await self._db.run(lambda c: _history(c, thread_id, None))
         if found is None:
             return None
         head, rows = found
+        assert rows is not None
         messages: list[Message] = decode(f"[{','.join(r[0] for r in rows)}]", list[Message])
         self._known.remember_loaded(thread_id, messages, head)
         return messages
