@@ -43,6 +43,15 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
     async def _transaction(
         self, mailbox_id: str, job_id: str | None = None, *, skip_locked: bool = False
     ) -> AsyncIterator[MailboxTxn]:
+        async with self._locked(mailbox_id, job_id, skip_locked=skip_locked) as (_, txn):
+            yield txn
+
+    @asynccontextmanager
+    async def _locked(
+        self, mailbox_id: str, job_id: str | None = None, *, skip_locked: bool = False
+    ) -> AsyncIterator[tuple[asyncpg.Connection, MailboxTxn]]:
+        """The mailbox transaction and its connection (more may be written in the same
+        transaction: a checkpoint riding it, see ``job_checkpoints``)."""
         p = self._p
         pool = await self._db.pool()
         async with _io(), pool.acquire() as conn, conn.transaction():
@@ -57,7 +66,7 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
                 mailbox_id,
             )
             if locked is None:
-                yield MailboxTxn.busy_marker(mailbox_id)
+                yield conn, MailboxTxn.busy_marker(mailbox_id)
                 return
             generation = locked[0]
             rows = await conn.fetch(
@@ -68,7 +77,7 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
                 job_id,
             )
             txn = MailboxTxn(mailbox_id, int(generation), [decode(r[0], MailboxJob) for r in rows])
-            yield txn
+            yield conn, txn
             if txn.generation != txn.initial_generation:
                 await conn.execute(
                     f"UPDATE {p}_mailbox_generations SET generation = $2 WHERE mailbox_id = $1",
