@@ -137,6 +137,9 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
         conn = await pool.raw.acquire()
         await conn.add_listener(self.channel, self._on_notify)
         self._listener, self._listener_pool = conn, pool.raw
+        # a store closed with its mailbox listening (a server's) must give the connection back
+        # before the pool closes, or closing the pool waits for it for ever
+        self._db.before_close.append(self._stop_listening)
 
     def _on_notify(self, _conn: object, _pid: int, _channel: str, _payload: str) -> None:
         self._wakeup.set()
@@ -151,11 +154,14 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
         finally:
             self._wakeup.clear()
 
+    async def _stop_listening(self) -> None:
+        listener, pool, self._listener = self._listener, self._listener_pool, None
+        if listener is not None and pool is not None:
+            await listener.remove_listener(self.channel, self._on_notify)
+            await pool.release(listener)
+
     async def close(self) -> None:
-        if self._listener is not None and self._listener_pool is not None:
-            await self._listener.remove_listener(self.channel, self._on_notify)
-            await self._listener_pool.release(self._listener)
-            self._listener = None
+        await self._stop_listening()
         await super().close()
 
     async def current_generation(self, mailbox_id: str) -> int:
