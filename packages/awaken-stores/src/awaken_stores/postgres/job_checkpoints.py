@@ -21,9 +21,9 @@ from awaken_contract.contract.checkpoint_writer import (
 )
 from awaken_contract.contract.journal import JournaledThreadRunStore, JournalEntry
 from awaken_contract.contract.mailbox import MailboxJob
-from awaken_contract.errors import AlreadyExists, StorageError
+from awaken_contract.errors import StorageError
 
-from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change
+from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change, refuse_known_job
 from awaken_stores.postgres.mailbox import PostgresMailboxStore
 
 __all__ = ["PgJobCheckpoints"]
@@ -48,8 +48,7 @@ class PgJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):
         self, checkpoint: StepCheckpoint, claim: JobClaim
     ) -> tuple[list[JournalEntry], MailboxJob] | None:
         job = claim.job
-        if await self.mailbox._mailbox_of(job.job_id) is not None:
-            raise AlreadyExists(job.job_id)
+        await refuse_known_job(self.mailbox, claim)
         async with self.mailbox._locked(job.mailbox_id, job.job_id) as (conn, txn):
             claimed = enqueue_claimed_change(claim)(txn)
             if claimed is None:

@@ -41,7 +41,7 @@ from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
-from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change
+from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change, refuse_known_job
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.sqlite.config import SqliteConfigStore
 from awaken_stores.sqlite.connection import _one, insert_rows
@@ -376,8 +376,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         self, checkpoint: StepCheckpoint, claim: JobClaim
     ) -> tuple[list[JournalEntry], MailboxJob] | None:
         job = claim.job
-        if await self.mailbox._mailbox_of(job.job_id) is not None:
-            raise AlreadyExists(job.job_id)
+        await refuse_known_job(self.mailbox, claim)
         change = enqueue_claimed_change(claim)
         write = self._checkpoint_work(checkpoint)
 
