@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from awaken_contract import errors
+from awaken_contract.codec import encode_json
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.event import TextDelta
@@ -21,7 +22,7 @@ from awaken_contract.contract.inference import (
     ToolCallStartChunk,
     UsageChunk,
 )
-from awaken_contract.contract.lifecycle import RunStatus
+from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.contract.message import ToolCall
 from awaken_contract.contract.suspension import ToolCallStatus as S
 
@@ -133,3 +134,15 @@ def test_error_display_templates() -> None:
     assert not errors.ProviderAuthError("401").retryable and errors.ProviderError("x").retryable
     for family in (errors.StateError, errors.ToolError, errors.StorageError, errors.BuildError):
         assert issubclass(family, errors.AwakenError)
+
+
+def test_the_valueless_reasons_are_shared_constants_equal_to_fresh_ones() -> None:
+    for make, kind in [
+        (TerminationReason.natural_end, TerminationKind.NATURAL_END),
+        (TerminationReason.behavior_requested, TerminationKind.BEHAVIOR_REQUESTED),
+        (TerminationReason.cancelled, TerminationKind.CANCELLED),
+        (TerminationReason.suspended, TerminationKind.SUSPENDED),
+    ]:
+        assert make() is make()  # frozen: shared safely
+        assert make() == TerminationReason(kind)
+        assert encode_json(make()) == encode_json(TerminationReason(kind))

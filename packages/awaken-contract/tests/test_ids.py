@@ -54,3 +54,18 @@ def test_the_prefix_is_the_unix_millisecond_of_creation() -> None:
     made = uuid.UUID(new_id())
     after = time.time_ns() // 1_000_000
     assert before <= int(made.hex[:12], 16) <= after
+
+
+def test_every_random_digit_varies_and_the_fixed_ones_do_not() -> None:
+    ids = [new_id() for _ in range(3000)]
+    seen: list[set[str]] = [set() for _ in range(36)]
+    for value in ids:
+        for position, char in enumerate(value):
+            seen[position].add(char)
+    assert all(seen[p] == {"-"} for p in (8, 13, 18, 23))
+    assert seen[14] == {"7"}  # version
+    assert seen[19] == set("89ab")  # RFC 4122 variant, two random bits
+    for position in range(24, 36):  # rand_b: every hex digit shows up
+        assert seen[position] == set("0123456789abcdef"), position
+    for position in (15, 16, 17, 20, 21, 22):
+        assert seen[position] == set("0123456789abcdef"), position

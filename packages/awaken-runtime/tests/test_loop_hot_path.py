@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from awaken_contract.contract.content import ContentBlock
 from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import EventSink, VecEventSink
+from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
+from awaken_contract.contract.inference import StopReason, StreamResult
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import ToolResult, tool
@@ -17,6 +20,7 @@ from awaken_contract.state import MutationBatch, StateStoreHandle
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
 from awaken_runtime.plugins import ExecutionEnv
+from awaken_stores import InMemoryStore
 
 
 @tool
@@ -128,3 +132,64 @@ async def test_an_overriding_plugin_is_still_bound_and_activated_every_run() -> 
     await runtime.run(RunRequest("t1", [Message.user("hi")]))
     await runtime.run(RunRequest("t2", [Message.user("hi")]))
     assert plugin.calls == ["bind", "activate:a", "bind", "activate:a"]
+
+
+class CollectingModel(LlmExecutor):
+    """A non-streaming executor: two text blocks, reasoning and a call with tuple arguments,
+    then a final answer."""
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        if request.messages[-1].tool_call_id is not None:
+            self.seen.append(request.messages[-1].text())
+            return StreamResult(
+                content=[ContentBlock.text("Done.")], stop_reason=StopReason.END_TURN
+            )
+        return StreamResult(
+            content=[
+                ContentBlock.text("Let me "),
+                ContentBlock.thinking("hmm"),
+                ContentBlock.text("look."),
+            ],
+            tool_calls=[ToolCall("c1", "count", {"xs": (1, 2)})],
+            stop_reason=StopReason.TOOL_USE,
+        )
+
+    def name(self) -> str:
+        return "collecting"
+
+
+received: list[Any] = []
+
+
+@tool
+async def count(xs: list[int]) -> ToolResult:
+    """Count the items."""
+    received.append(xs)
+    return ToolResult.success("count", len(xs))
+
+
+async def test_a_quiet_run_takes_a_collected_result_as_the_streamed_path_does() -> None:
+    histories = []
+    for sink in (DroppingSink(), VecEventSink()):
+        store = InMemoryStore()
+        runtime = (
+            AgentRuntimeBuilder()
+            .with_agent_spec(AgentSpec("a").with_model("m"))
+            .with_tool("count", count)
+            .with_provider("p", CollectingModel())
+            .with_model("m", ModelSpec(id="m", provider="p", model="p-1"))
+            .with_thread_run_store(store)
+            .build()
+        )
+        result = await runtime.run(RunRequest("t", [Message.user("hi")]), sink)
+        assert result.response == "Done."
+        messages = await store.load_messages("t") or []
+        histories.append([(m.role, m.content, m.tool_calls) for m in messages])
+    assert received == [[1, 2], [1, 2]]  # the arguments went through JSON on both paths
+    assert histories[0] == histories[1]
+    assistant = histories[0][1]
+    assert assistant[1] == [ContentBlock.text("Let me look.")]  # one text block, no reasoning
+    assert assistant[2] == [ToolCall("c1", "count", {"xs": [1, 2]})]

@@ -11,7 +11,7 @@ from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.executor import stream_events_of
 from awaken_contract.contract.inference import StopReason, StreamResult, TokenUsage
 from awaken_contract.contract.message import ToolCall
-from awaken_runtime.loop_runner.stream import StreamCollector
+from awaken_runtime.loop_runner.stream import StreamCollector, collected_result
 
 RESULTS = [
     StreamResult(content=[TextBlock(text="Sunny.")], stop_reason=StopReason.END_TURN),
@@ -69,3 +69,37 @@ async def test_without_forwarding_no_event_is_built_and_the_result_is_the_same()
     collected = await collector.finish(VecEventSink(), cancelled=False)
     assert collected == (await _via_stream(result))[1]
     assert collected.tool_calls[0].arguments == {"city": "Tokyo", "days": [1, 2]}
+
+
+_USAGE = TokenUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        StreamResult(
+            tool_calls=[ToolCall("c", "weather", {"city": "Oslo", "days": (1, 2)})],
+            usage=_USAGE,
+            stop_reason=StopReason.TOOL_USE,
+        ),
+        StreamResult(content=[TextBlock(text="Sunny.")], stop_reason=StopReason.END_TURN),
+        StreamResult(content=[TextBlock(text="")]),
+        StreamResult(tool_calls=[ToolCall("a", "x", None), ToolCall("b", "y", "")]),
+        StreamResult(
+            content=[TextBlock(text="a"), ThinkingBlock(thinking="z"), TextBlock(text="b")]
+        ),
+        StreamResult(content=[ThinkingBlock(thinking="z")]),
+        StreamResult(tool_calls=[ToolCall("a", "x", {}), ToolCall("a", "y", {"q": 1})]),
+        StreamResult(
+            tool_calls=[ToolCall("a", "x", {"f": float("nan")})],
+            stop_reason=StopReason.MAX_TOKENS,
+        ),
+    ],
+    ids=["call", "text", "blank", "two-calls", "blocks", "reasoning", "same-id", "nan"],
+)
+def test_a_collected_result_built_directly_is_the_one_the_collector_makes(
+    result: StreamResult,
+) -> None:
+    collector = StreamCollector()
+    collector.take_result(result, forward=False)
+    assert collected_result(result) == collector.result(False)

@@ -165,13 +165,13 @@ class PersistedState(msgspec.Struct):
 # --------------------------------------------------------------------------- StateMap / Snapshot
 
 
-class StateMap:
-    """Key → value container. A key is present only after something wrote it."""
+class StateMap(msgspec.Struct, eq=False):
+    """Key → value container. A key is present only after something wrote it.
 
-    __slots__ = ("_values",)
+    ``StateMap(values)`` wraps ``values`` (``StateMap()``: empty); a msgspec struct, as every
+    commit makes one."""
 
-    def __init__(self, values: dict[str, Any] | None = None) -> None:
-        self._values: dict[str, Any] = values if values is not None else {}
+    _values: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def contains(self, key: AnyKey) -> bool:
         """Whether ``key`` has been written."""

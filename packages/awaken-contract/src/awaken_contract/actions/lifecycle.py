@@ -10,6 +10,13 @@ from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.ids import now_ms
 from awaken_contract.state import KeyScope, MergeStrategy, StateKey
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_RUNNING = RunStatus.RUNNING
+_WAITING = RunStatus.WAITING
+_DONE = RunStatus.DONE
+_CREATED = RunStatus.CREATED
+
 
 class RunLifecycleState(msgspec.Struct, omit_defaults=True, gc=False):
     """``{"run_id", "status", "status_reason?", "updated_at" (ms), "step_count"}``."""
@@ -28,7 +35,7 @@ class RunLifecycleState(msgspec.Struct, omit_defaults=True, gc=False):
 
 class _RunLifecycleWire(msgspec.Struct):
     run_id: str = ""
-    status: RunStatus = RunStatus.RUNNING
+    status: RunStatus = _RUNNING
     updated_at: int = 0
     step_count: int = 0
     status_reason: str | None = None
@@ -52,27 +59,27 @@ class RunLifecycleUpdate(msgspec.Struct, frozen=True, gc=False):
     @classmethod
     def start(cls, run_id: str, at: int | None = None) -> RunLifecycleUpdate:
         """Status running, reason cleared, step_count 0."""
-        return cls(RunStatus.RUNNING, now_ms() if at is None else at, run_id=run_id)
+        return cls(_RUNNING, now_ms() if at is None else at, run_id=run_id)
 
     @classmethod
     def step_completed_at(cls, at: int | None = None) -> RunLifecycleUpdate:
         """step_count + 1, status unchanged."""
-        return cls(RunStatus.RUNNING, now_ms() if at is None else at, step_completed=True)
+        return cls(_RUNNING, now_ms() if at is None else at, step_completed=True)
 
     @classmethod
     def set_waiting(cls, pause_reason: str, at: int | None = None) -> RunLifecycleUpdate:
         """Status waiting with a reason (``suspended``, ``awaiting_tasks`` …)."""
-        return cls(RunStatus.WAITING, now_ms() if at is None else at, reason=pause_reason)
+        return cls(_WAITING, now_ms() if at is None else at, reason=pause_reason)
 
     @classmethod
     def set_running(cls, at: int | None = None) -> RunLifecycleUpdate:
         """Status running, reason cleared."""
-        return cls(RunStatus.RUNNING, now_ms() if at is None else at)
+        return cls(_RUNNING, now_ms() if at is None else at)
 
     @classmethod
     def done(cls, done_reason: str, at: int | None = None) -> RunLifecycleUpdate:
         """Status done with the done reason (``natural``, ``cancelled``, ``stopped:<code>`` …)."""
-        return cls(RunStatus.DONE, now_ms() if at is None else at, reason=done_reason)
+        return cls(_DONE, now_ms() if at is None else at, reason=done_reason)
 
 
 class RunLifecycleKey(StateKey[RunLifecycleState, RunLifecycleUpdate]):
@@ -84,7 +91,7 @@ class RunLifecycleKey(StateKey[RunLifecycleState, RunLifecycleUpdate]):
 
     @classmethod
     def default(cls) -> RunLifecycleState:
-        return RunLifecycleState("", RunStatus.CREATED, 0, 0)
+        return RunLifecycleState("", _CREATED, 0, 0)
 
     @classmethod
     def apply(cls, value: RunLifecycleState, update: RunLifecycleUpdate) -> RunLifecycleState:
@@ -95,7 +102,7 @@ class RunLifecycleKey(StateKey[RunLifecycleState, RunLifecycleUpdate]):
                 value, step_count=value.step_count + 1, updated_at=update.at
             )
         if update.run_id is not None:
-            return RunLifecycleState(update.run_id, RunStatus.RUNNING, update.at, 0)
+            return RunLifecycleState(update.run_id, _RUNNING, update.at, 0)
         return msgspec.structs.replace(
             value, status=update.target, status_reason=update.reason, updated_at=update.at
         )

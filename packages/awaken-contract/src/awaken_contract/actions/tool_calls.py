@@ -7,6 +7,10 @@ import msgspec
 from awaken_contract.contract.suspension import ToolCallState, ToolCallStatus
 from awaken_contract.state import KeyScope, MergeStrategy, StateKey
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_NEW = ToolCallStatus.NEW
+
 
 class ToolCallStatesMap(msgspec.Struct):
     """``{"calls": {call_id: ToolCallState}}``."""
@@ -49,7 +53,7 @@ class ToolCallStatesKey(StateKey[ToolCallStatesMap, PutToolCallState | ClearTool
             return ToolCallStatesMap()
         new = update.state
         current = value.calls.get(new.call_id)
-        status = current.status if current is not None else ToolCallStatus.NEW
+        status = current.status if current is not None else _NEW
         if not status.can_transition_to(new.status):
             return value
         calls = dict(value.calls)

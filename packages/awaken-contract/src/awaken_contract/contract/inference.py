@@ -44,6 +44,11 @@ class StopReason(enum.StrEnum):
     STOP_SEQUENCE = "StopSequence"
 
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_MAX_TOKENS = StopReason.MAX_TOKENS
+
+
 class StreamResult(msgspec.Struct, kw_only=True):
     """The collected output of one inference."""
 
@@ -66,7 +71,7 @@ class StreamResult(msgspec.Struct, kw_only=True):
     @property
     def needs_truncation_recovery(self) -> bool:
         """Output was cut by the token limit mid tool call or mid text."""
-        if self.stop_reason is not StopReason.MAX_TOKENS:
+        if self.stop_reason is not _MAX_TOKENS:
             return False
         return self.has_incomplete_tool_calls or (not self.tool_calls and bool(self.text))
 

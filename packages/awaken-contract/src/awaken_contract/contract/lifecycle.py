@@ -57,6 +57,17 @@ class TerminationKind(enum.StrEnum):
 _VALUE_KINDS = {TerminationKind.STOPPED, TerminationKind.BLOCKED, TerminationKind.ERROR}
 
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_STOPPED = TerminationKind.STOPPED
+_BLOCKED = TerminationKind.BLOCKED
+_ERROR = TerminationKind.ERROR
+_NATURAL_END = TerminationKind.NATURAL_END
+_SUSPENDED = TerminationKind.SUSPENDED
+_WAITING = RunStatus.WAITING
+_DONE = RunStatus.DONE
+
+
 class TerminationReason(msgspec.Struct, frozen=True, gc=False):
     """Why a run ended. JSON: ``{"type": kind}`` or ``{"type": kind, "value": payload}``.
 
@@ -73,48 +84,46 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
             raise DecodeError("TerminationReason", f"`{self.type}` requires a value")
         if self.type not in _VALUE_KINDS and has_value:
             raise DecodeError("TerminationReason", f"`{self.type}` takes no value")
-        if self.type is TerminationKind.STOPPED and not isinstance(self.value, StoppedReason):
+        if self.type is _STOPPED and not isinstance(self.value, StoppedReason):
             raise DecodeError("TerminationReason", "`stopped` value must be {code, detail?}")
-        if self.type in (TerminationKind.BLOCKED, TerminationKind.ERROR) and not isinstance(
-            self.value, str
-        ):
+        if self.type in (_BLOCKED, _ERROR) and not isinstance(self.value, str):
             raise DecodeError("TerminationReason", f"`{self.type}` value must be a string")
 
     # ------------------------------------------------------------------ constructors
     @classmethod
     def natural_end(cls) -> TerminationReason:
         """The model finished without requesting tools."""
-        return cls(TerminationKind.NATURAL_END)
+        return _PLAIN[_NATURAL_END]
 
     @classmethod
     def behavior_requested(cls) -> TerminationReason:
         """A plugin asked the run to end."""
-        return cls(TerminationKind.BEHAVIOR_REQUESTED)
+        return _PLAIN[TerminationKind.BEHAVIOR_REQUESTED]
 
     @classmethod
     def stopped(cls, code: str, detail: str | None = None) -> TerminationReason:
         """A stop policy ended the run."""
-        return cls(TerminationKind.STOPPED, StoppedReason(code=code, detail=detail))
+        return cls(_STOPPED, StoppedReason(code=code, detail=detail))
 
     @classmethod
     def cancelled(cls) -> TerminationReason:
         """The run was cancelled."""
-        return cls(TerminationKind.CANCELLED)
+        return _PLAIN[TerminationKind.CANCELLED]
 
     @classmethod
     def blocked(cls, reason: str) -> TerminationReason:
         """A plugin blocked the run."""
-        return cls(TerminationKind.BLOCKED, reason)
+        return cls(_BLOCKED, reason)
 
     @classmethod
     def suspended(cls) -> TerminationReason:
         """The run is parked waiting for decisions."""
-        return cls(TerminationKind.SUSPENDED)
+        return _PLAIN[_SUSPENDED]
 
     @classmethod
     def error(cls, message: str) -> TerminationReason:
         """The run failed."""
-        return cls(TerminationKind.ERROR, message)
+        return cls(_ERROR, message)
 
     # ------------------------------------------------------------------ codec
     @property
@@ -130,16 +139,16 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
     def to_run_status(self) -> tuple[RunStatus, str | None]:
         """The run status and ``done_reason`` string this termination maps to."""
         kind = self.type
-        if kind is TerminationKind.SUSPENDED:
-            return RunStatus.WAITING, None
-        if kind is TerminationKind.NATURAL_END:
-            return RunStatus.DONE, "natural"
-        if kind is TerminationKind.BLOCKED:
-            return RunStatus.DONE, f"blocked:{self.value}"
-        if kind is TerminationKind.STOPPED:
+        if kind is _SUSPENDED:
+            return _WAITING, None
+        if kind is _NATURAL_END:
+            return _DONE, "natural"
+        if kind is _BLOCKED:
+            return _DONE, f"blocked:{self.value}"
+        if kind is _STOPPED:
             assert isinstance(self.value, StoppedReason)
-            return RunStatus.DONE, f"stopped:{self.value.code}"
-        return RunStatus.DONE, kind.value
+            return _DONE, f"stopped:{self.value.code}"
+        return _DONE, kind.value
 
     @classmethod
     def from_done_reason(cls, reason: str) -> TerminationReason:
@@ -156,6 +165,10 @@ class TerminationReason(msgspec.Struct, frozen=True, gc=False):
         if reason.startswith("stopped:"):
             return cls.stopped(reason[len("stopped:") :])
         return cls.error(reason)
+
+
+#: The valueless reasons, built (and validated) once: a frozen struct is shared safely.
+_PLAIN = {kind: TerminationReason(kind) for kind in TerminationKind if kind not in _VALUE_KINDS}
 
 
 class StopConditionSpec(msgspec.Struct, tag_field="type", frozen=True, gc=False):

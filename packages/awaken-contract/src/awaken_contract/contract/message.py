@@ -36,6 +36,16 @@ class Visibility(enum.StrEnum):
     INTERNAL = "internal"
 
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_SYSTEM = Role.SYSTEM
+_USER = Role.USER
+_ASSISTANT = Role.ASSISTANT
+_TOOL = Role.TOOL
+_ALL = Visibility.ALL
+_INTERNAL = Visibility.INTERNAL
+
+
 class MessageMetadata(msgspec.Struct, omit_defaults=True, gc=False):
     """Which run (and step inside it) produced a message."""
 
@@ -61,7 +71,7 @@ class Message(msgspec.Struct, omit_defaults=True):
     id: str | None = None
     tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
-    visibility: Visibility = Visibility.ALL
+    visibility: Visibility = _ALL
     metadata: MessageMetadata | None = None
 
     # ------------------------------------------------------------------ factories
@@ -70,45 +80,45 @@ class Message(msgspec.Struct, omit_defaults=True):
         cls,
         role: Role,
         text: str,
-        visibility: Visibility = Visibility.ALL,
+        visibility: Visibility = _ALL,
     ) -> Message:
         return cls(role=role, content=[TextBlock(text=text)], id=new_id(), visibility=visibility)
 
     @classmethod
     def system(cls, text: str) -> Message:
         """A system message."""
-        return cls._make(Role.SYSTEM, text)
+        return cls._make(_SYSTEM, text)
 
     @classmethod
     def internal_system(cls, text: str) -> Message:
         """A system message only the model sees."""
-        return cls._make(Role.SYSTEM, text, Visibility.INTERNAL)
+        return cls._make(_SYSTEM, text, _INTERNAL)
 
     @classmethod
     def internal_user(cls, text: str) -> Message:
         """A user-role message only the model sees."""
-        return cls._make(Role.USER, text, Visibility.INTERNAL)
+        return cls._make(_USER, text, _INTERNAL)
 
     @classmethod
     def user(cls, text: str) -> Message:
         """A user message with one text block."""
-        return cls._make(Role.USER, text)
+        return cls._make(_USER, text)
 
     @classmethod
     def user_with_content(cls, content: list[AnyContentBlock]) -> Message:
         """A user message with arbitrary content blocks (e.g. images)."""
-        return cls(role=Role.USER, content=list(content), id=new_id())
+        return cls(role=_USER, content=list(content), id=new_id())
 
     @classmethod
     def assistant(cls, text: str) -> Message:
         """An assistant message with one text block."""
-        return cls._make(Role.ASSISTANT, text)
+        return cls._make(_ASSISTANT, text)
 
     @classmethod
     def assistant_with_tool_calls(cls, text: str, calls: list[ToolCall]) -> Message:
         """An assistant message requesting tool calls (``tool_calls`` is None when empty)."""
         return cls(
-            role=Role.ASSISTANT,
+            role=_ASSISTANT,
             content=[TextBlock(text=text)],
             id=new_id(),
             tool_calls=list(calls) or None,
@@ -117,14 +127,12 @@ class Message(msgspec.Struct, omit_defaults=True):
     @classmethod
     def tool(cls, call_id: str, text: str) -> Message:
         """The result of tool call ``call_id`` as text."""
-        return cls(
-            role=Role.TOOL, content=[TextBlock(text=text)], id=new_id(), tool_call_id=call_id
-        )
+        return cls(role=_TOOL, content=[TextBlock(text=text)], id=new_id(), tool_call_id=call_id)
 
     @classmethod
     def tool_with_content(cls, call_id: str, content: list[AnyContentBlock]) -> Message:
         """The result of tool call ``call_id`` as content blocks."""
-        return cls(role=Role.TOOL, content=list(content), id=new_id(), tool_call_id=call_id)
+        return cls(role=_TOOL, content=list(content), id=new_id(), tool_call_id=call_id)
 
     # ------------------------------------------------------------------ helpers
     def text(self) -> str:
@@ -147,4 +155,4 @@ class Message(msgspec.Struct, omit_defaults=True):
     @property
     def is_internal(self) -> bool:
         """True when only the model may see this message."""
-        return self.visibility is Visibility.INTERNAL
+        return self.visibility is _INTERNAL

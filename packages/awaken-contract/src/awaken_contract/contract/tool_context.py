@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from awaken_contract.codec import to_builtins
 from awaken_contract.contract.event import ActivityDelta, ActivitySnapshot, ToolCallStreamDelta
 from awaken_contract.contract.identity import RunIdentity
@@ -25,49 +27,23 @@ if TYPE_CHECKING:
 __all__ = ["ToolCallContext"]
 
 
-class ToolCallContext:
-    """What a tool sees while it runs: call ids, identity, agent spec, state and progress sinks."""
+class ToolCallContext(msgspec.Struct, eq=False):
+    """What a tool sees while it runs: call ids, identity, agent spec, state and progress sinks.
 
-    __slots__ = (
-        "activity_sink",
-        "agent_spec",
-        "call_id",
-        "cancellation_token",
-        "profile_store",
-        "resume_input",
-        "run_identity",
-        "snapshot",
-        "suspension_id",
-        "suspension_reason",
-        "tool_name",
-    )
+    ``ToolCallContext(call_id, tool_name, run_identity, agent_spec=..., snapshot=..., ...)``
+    (a msgspec struct: one is made per tool call, built in C)."""
 
-    def __init__(
-        self,
-        call_id: str,
-        tool_name: str,
-        run_identity: RunIdentity,
-        *,
-        agent_spec: AgentSpec | None = None,
-        snapshot: Snapshot | None = None,
-        activity_sink: EventSink | None = None,
-        cancellation_token: CancellationToken | None = None,
-        resume_input: ToolCallResume | None = None,
-        suspension_id: str | None = None,
-        suspension_reason: str | None = None,
-        profile_store: ProfileStore | None = None,
-    ) -> None:
-        self.call_id = call_id
-        self.tool_name = tool_name
-        self.run_identity = run_identity
-        self.agent_spec = agent_spec
-        self.snapshot = snapshot
-        self.activity_sink = activity_sink
-        self.cancellation_token = cancellation_token
-        self.resume_input = resume_input
-        self.suspension_id = suspension_id
-        self.suspension_reason = suspension_reason
-        self.profile_store = profile_store
+    call_id: str
+    tool_name: str
+    run_identity: RunIdentity
+    agent_spec: AgentSpec | None = None
+    snapshot: Snapshot | None = None
+    activity_sink: EventSink | None = None
+    cancellation_token: CancellationToken | None = None
+    resume_input: ToolCallResume | None = None
+    suspension_id: str | None = None
+    suspension_reason: str | None = None
+    profile_store: ProfileStore | None = None
 
     @classmethod
     def test_default(cls, call_id: str = "call-test", tool_name: str = "test") -> ToolCallContext:

@@ -69,6 +69,16 @@ class ToolStatus(enum.StrEnum):
     ERROR = "error"
 
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_SUCCESS = ToolStatus.SUCCESS
+_PENDING = ToolStatus.PENDING
+_ERROR = ToolStatus.ERROR
+_SUSPENDED = ToolCallOutcome.SUSPENDED
+_FAILED = ToolCallOutcome.FAILED
+_SUCCEEDED = ToolCallOutcome.SUCCEEDED
+
+
 class ToolResult(msgspec.Struct, omit_defaults=True):
     """What a tool returns to the model (and to UIs)."""
 
@@ -87,24 +97,24 @@ class ToolResult(msgspec.Struct, omit_defaults=True):
     @classmethod
     def success(cls, tool_name: str, data: Any) -> ToolResult:
         """A successful result carrying JSON ``data``."""
-        return cls(tool_name, ToolStatus.SUCCESS, data)
+        return cls(tool_name, _SUCCESS, data)
 
     @classmethod
     def success_with_message(cls, tool_name: str, data: Any, message: str) -> ToolResult:
         """A successful result with a message shown to the model instead of ``data``."""
-        return cls(tool_name, ToolStatus.SUCCESS, data, message)
+        return cls(tool_name, _SUCCESS, data, message)
 
     @classmethod
     def error(cls, tool_name: str, message: str) -> ToolResult:
         """A failed result; the model sees ``message``."""
-        return cls(tool_name, ToolStatus.ERROR, None, message)
+        return cls(tool_name, _ERROR, None, message)
 
     @classmethod
     def error_with_code(cls, tool_name: str, code: str, message: str) -> ToolResult:
         """A failed result with a machine-readable code."""
         return cls(
             tool_name,
-            ToolStatus.ERROR,
+            _ERROR,
             {"error": {"code": code, "message": message}},
             f"[{code}] {message}",
         )
@@ -112,36 +122,36 @@ class ToolResult(msgspec.Struct, omit_defaults=True):
     @classmethod
     def suspended(cls, tool_name: str, message: str) -> ToolResult:
         """A pending result: the call waits for a decision."""
-        return cls(tool_name, ToolStatus.PENDING, None, message)
+        return cls(tool_name, _PENDING, None, message)
 
     @classmethod
     def suspended_with(cls, tool_name: str, message: str, ticket: SuspendTicket) -> ToolResult:
         """A pending result carrying the suspend ticket."""
-        return cls(tool_name, ToolStatus.PENDING, None, message, ticket)
+        return cls(tool_name, _PENDING, None, message, ticket)
 
     # ------------------------------------------------------------------ helpers
     @property
     def is_success(self) -> bool:
         """Status is success."""
-        return self.status is ToolStatus.SUCCESS
+        return self.status is _SUCCESS
 
     @property
     def is_error(self) -> bool:
         """Status is error."""
-        return self.status is ToolStatus.ERROR
+        return self.status is _ERROR
 
     @property
     def is_pending(self) -> bool:
         """Status is pending (suspended)."""
-        return self.status is ToolStatus.PENDING
+        return self.status is _PENDING
 
     def outcome(self) -> ToolCallOutcome:
         """The call outcome this result implies."""
-        if self.status is ToolStatus.PENDING:
-            return ToolCallOutcome.SUSPENDED
-        if self.status is ToolStatus.ERROR:
-            return ToolCallOutcome.FAILED
-        return ToolCallOutcome.SUCCEEDED
+        if self.status is _PENDING:
+            return _SUSPENDED
+        if self.status is _ERROR:
+            return _FAILED
+        return _SUCCEEDED
 
     def to_llm_text(self) -> str:
         """Text of the tool message fed back to the model."""
@@ -151,11 +161,11 @@ class ToolResult(msgspec.Struct, omit_defaults=True):
 
     def resume_payload(self) -> Any:
         """The payload reported in ``tool_call_resumed`` events."""
-        if self.status is ToolStatus.SUCCESS:
+        if self.status is _SUCCESS:
             if self.metadata:
                 return {"data": self.data, "metadata": self.metadata}
             return self.data
-        if self.status is ToolStatus.ERROR:
+        if self.status is _ERROR:
             return {"error": self.message} if self.message is not None else self.data
         return None
 

@@ -17,6 +17,10 @@ from awaken_runtime.execution.context import ToolContext
 
 __all__ = ["before_execute", "call_extra", "gate", "intercept", "may_intercept"]
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_BEFORE_TOOL_EXECUTE = Phase.BEFORE_TOOL_EXECUTE
+
 
 def call_extra(call: ToolCall, state: ToolCallState | None) -> dict[str, Any]:
     """The phase-context extras describing the call (and its resume input when resuming)."""
@@ -38,7 +42,7 @@ def may_intercept(host: ToolContext) -> bool:
     or queued actions exist (else the call runs; no need to await the interception)."""
     return bool(
         host.env.tool_gate_hooks
-        or host.hooks.get(Phase.BEFORE_TOOL_EXECUTE)
+        or host.hooks.get(_BEFORE_TOOL_EXECUTE)
         or host.store.read_raw(PendingScheduledActions.KEY)
     )
 
@@ -75,10 +79,10 @@ async def before_execute(
     """Run BeforeToolExecute hooks and scheduled actions; the intercept they set, if any."""
     env = host.env
     store = host.store
-    before = host.hooks_for(Phase.BEFORE_TOOL_EXECUTE)
+    before = host.hooks_for(_BEFORE_TOOL_EXECUTE)
     if not before and not store.read_raw(PendingScheduledActions.KEY):
         return None
-    ctx = host.phase_ctx(Phase.BEFORE_TOOL_EXECUTE, **call_extra(call, state))
+    ctx = host.phase_ctx(_BEFORE_TOOL_EXECUTE, **call_extra(call, state))
     phase = host.phase
     if before:
         command = await phase.collect_commands(env, ctx, before)

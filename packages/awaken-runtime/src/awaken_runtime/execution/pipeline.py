@@ -80,10 +80,17 @@ _log = logging.getLogger(__name__)
 INTERRUPTED_MESSAGE = "[Tool execution was interrupted]"
 CANCELLED_MESSAGE = "Tool execution was cancelled"
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_REPLAY_TOOL_CALL = ToolCallResumeMode.REPLAY_TOOL_CALL
+_RESUMING = ToolCallStatus.RESUMING
+_OUTCOME_SUSPENDED = ToolCallOutcome.SUSPENDED
+_AFTER_TOOL_EXECUTE = Phase.AFTER_TOOL_EXECUTE
+
 _STATUS_OF = {
     ToolCallOutcome.SUCCEEDED: ToolCallStatus.SUCCEEDED,
     ToolCallOutcome.FAILED: ToolCallStatus.FAILED,
-    ToolCallOutcome.SUSPENDED: ToolCallStatus.SUSPENDED,
+    _OUTCOME_SUSPENDED: ToolCallStatus.SUSPENDED,
 }
 
 
@@ -111,7 +118,7 @@ class ToolPipeline:
                 return None, suspended
             if self.ctx.journal is not None:
                 resumed = await self._from_journal(call)
-                if resumed is ToolCallOutcome.SUSPENDED:
+                if resumed is _OUTCOME_SUSPENDED:
                     await self._backfill(calls[index + 1 :])
                     return None, True
                 if resumed is not None:
@@ -122,13 +129,13 @@ class ToolPipeline:
                 if isinstance(decision, InterceptBlock):
                     await self._backfill(calls[index + 1 :])
                     return decision.reason, suspended
-                suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+                suspended = suspended or outcome is _OUTCOME_SUSPENDED
                 continue
             executed = await self._execute_one(call, None, last_of_step=index == len(calls) - 1)
             if executed is None:  # cancelled while running
                 await self._backfill(calls[index + 1 :], CANCELLED_MESSAGE)
                 return None, suspended
-            if executed is ToolCallOutcome.SUSPENDED:
+            if executed is _OUTCOME_SUSPENDED:
                 await self._backfill(calls[index + 1 :])
                 return None, True
         return None, suspended
@@ -161,7 +168,7 @@ class ToolPipeline:
         for index, call in enumerate(calls):
             resumed = await self._from_journal(call)
             if resumed is not None:
-                suspended = suspended or resumed is ToolCallOutcome.SUSPENDED
+                suspended = suspended or resumed is _OUTCOME_SUSPENDED
                 continue
             decision = await gate(self.ctx, call, None)
             if allowed and isinstance(decision, InterceptBlock | InterceptSuspend):
@@ -177,7 +184,7 @@ class ToolPipeline:
                 blocked = decision.reason
                 await self._backfill(calls[index + 1 :])
                 break
-            suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+            suspended = suspended or outcome is _OUTCOME_SUSPENDED
         if not allowed:
             return blocked, suspended, rest
         base = self._tool_ctx(ToolCall("", "", None), None)
@@ -200,7 +207,7 @@ class ToolPipeline:
                 conflicts.merge_parallel(item.output.command, strategy)
         for item in results:
             outcome = await self._complete(item.call, item.output.result, item.output.command, None)
-            suspended = suspended or outcome is ToolCallOutcome.SUSPENDED
+            suspended = suspended or outcome is _OUTCOME_SUSPENDED
         returned = {item.call.id for item in results}
         skipped = [call for call in allowed if call.id not in returned]
         if skipped:  # an executor that stopped early (e.g. at a suspension)
@@ -244,7 +251,7 @@ class ToolPipeline:
                     ),
                 )
             )
-        for state in states.with_status(ToolCallStatus.RESUMING):
+        for state in states.with_status(_RESUMING):
             call = ToolCall(state.call_id, state.tool_name, state.arguments)
             resume = state.resume_input
             if state.resume_mode is ToolCallResumeMode.USE_DECISION_AS_TOOL_RESULT:
@@ -327,7 +334,7 @@ class ToolPipeline:
 
     def _tool_ctx(self, call: ToolCall, state: ToolCallState | None) -> ToolCallContext:
         host = self.ctx
-        resuming = state is not None and state.status is ToolCallStatus.RESUMING
+        resuming = state is not None and state.status is _RESUMING
         return ToolCallContext(
             call.id,
             call.name,
@@ -385,7 +392,7 @@ class ToolPipeline:
         resume_mode = (
             ticket.resume_mode
             if ticket is not None
-            else (state.resume_mode if state is not None else ToolCallResumeMode.REPLAY_TOOL_CALL)
+            else (state.resume_mode if state is not None else _REPLAY_TOOL_CALL)
         )
         command = StateCommand()
         command.update(
@@ -415,18 +422,16 @@ class ToolPipeline:
             command.extend(tool_command)
         env = host.env
         ctx: PhaseContext | None = None
-        after_hooks = host.hooks_for(Phase.AFTER_TOOL_EXECUTE) if run_after_hooks else None
+        after_hooks = host.hooks_for(_AFTER_TOOL_EXECUTE) if run_after_hooks else None
         if after_hooks:
-            ctx = host.phase_ctx(
-                Phase.AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state)
-            )
+            ctx = host.phase_ctx(_AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state))
             after = await host.phase.collect_commands(env, ctx, after_hooks)
             if not after.is_empty:
                 command.extend(after)
-        resuming = state is not None and state.status is ToolCallStatus.RESUMING
+        resuming = state is not None and state.status is _RESUMING
         sink = host.sink
         if sink.wants_events:
-            if resuming and outcome is not ToolCallOutcome.SUSPENDED:
+            if resuming and outcome is not _OUTCOME_SUSPENDED:
                 await sink.emit(ToolCallResumed(target_id=call.id, result=result.resume_payload()))
             else:
                 await sink.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
@@ -442,7 +447,7 @@ class ToolPipeline:
             await host.phase.submit_command(env, command)
         if had_actions:
             await host.phase.run_execute_loop(
-                env, ctx or host.phase_ctx(Phase.AFTER_TOOL_EXECUTE, tool_result=result)
+                env, ctx or host.phase_ctx(_AFTER_TOOL_EXECUTE, tool_result=result)
             )
         return outcome
 

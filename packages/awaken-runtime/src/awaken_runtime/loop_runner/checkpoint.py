@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from awaken_contract.actions import RunLifecycleState, ToolCallStatesMap
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
@@ -47,40 +48,19 @@ def waiting_reason_of(status_reason: str | None) -> WaitingReason:
     return _WAITING_REASONS.get(status_reason or "", WaitingReason.EXTERNAL_EVENT)
 
 
-class RunRecordInputs:
-    """The loop-side facts a run record is built from."""
+class RunRecordInputs(msgspec.Struct, kw_only=True, eq=False):
+    """The loop-side facts a run record is built from (a msgspec struct: one per run, built
+    in C)."""
 
-    __slots__ = (
-        "base_steps",
-        "cost",
-        "identity",
-        "input_message_count",
-        "input_tokens",
-        "loop_start_ms",
-        "output_tokens",
-        "previous",
-        "request",
-    )
-
-    def __init__(
-        self,
-        identity: RunIdentity,
-        *,
-        previous: RunRecord | None,
-        request: RunRequestSnapshot | None,
-        input_message_count: int,
-        loop_start_ms: int,
-        base_steps: int = 0,
-    ) -> None:
-        self.identity = identity
-        self.previous = previous
-        self.request = request
-        self.input_message_count = input_message_count
-        self.loop_start_ms = loop_start_ms
-        self.base_steps = base_steps
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.cost: float | None = None
+    identity: RunIdentity
+    previous: RunRecord | None
+    request: RunRequestSnapshot | None
+    input_message_count: int
+    loop_start_ms: int
+    base_steps: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
 
 
 def _waiting(lifecycle: RunLifecycleState, calls: ToolCallStatesMap | None) -> RunWaitingState:

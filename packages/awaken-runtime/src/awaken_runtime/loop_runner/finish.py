@@ -22,6 +22,14 @@ __all__ = ["finish", "finish_suspended"]
 
 _log = logging.getLogger(__name__)
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_WAITING = RunStatus.WAITING
+_DONE = RunStatus.DONE
+_KIND_NATURAL_END = TerminationKind.NATURAL_END
+_KIND_ERROR = TerminationKind.ERROR
+_RUN_END = Phase.RUN_END
+
 
 async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunResult:
     """RunEnd phase, final checkpoint, final state and ``run_finish``; the run's result."""
@@ -29,18 +37,18 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     status, reason = termination.to_run_status()
     current = run.lifecycle()
     waiting_on_tasks = (
-        current.status is RunStatus.WAITING
+        current.status is _WAITING
         and current.status_reason == "awaiting_tasks"
-        and termination.type is TerminationKind.NATURAL_END
+        and termination.type is _KIND_NATURAL_END
     )
-    if status is RunStatus.DONE and not waiting_on_tasks:
+    if status is _DONE and not waiting_on_tasks:
         store.commit(done_batch(reason or "unknown"))
     try:
-        if run.phase_has_work(Phase.RUN_END):
-            await run.run_phase(Phase.RUN_END, with_token=False, termination=termination)
+        if run.phase_has_work(_RUN_END):
+            await run.run_phase(_RUN_END, with_token=False, termination=termination)
     except Exception as exc:
         _log.warning("run_end phase of %s failed: %s", run.identity.run_id, exc)
-        if termination.type is not TerminationKind.ERROR:
+        if termination.type is not _KIND_ERROR:
             await run.emit(Error(message=str(exc), code="phase_error"))
             termination = TerminationReason.error(str(exc))
     response = last_assistant_text(run.messages, run.input_message_count)
@@ -52,7 +60,7 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
             await run.checkpoint(termination, response, events=tail)
     except LoopStorageFailed as exc:
         _log.warning("final checkpoint of %s failed: %s", run.identity.run_id, exc)
-        if termination.type is not TerminationKind.ERROR:
+        if termination.type is not _KIND_ERROR:
             await run.emit(Error(message=str(exc), code="storage_error"))
             termination = TerminationReason.error(str(exc))
         for event in _tail(run, termination, response):
@@ -89,7 +97,7 @@ def _tail(run: LoopContext, termination: TerminationReason, response: str) -> li
 
 async def finish_suspended(run: LoopContext) -> None:
     """Announce the parked run: RunEnd (``suspended``), its state, then ``RunFinish``."""
-    await run.observe_phase(Phase.RUN_END, termination=TerminationReason.suspended())
+    await run.observe_phase(_RUN_END, termination=TerminationReason.suspended())
     identity = run.identity
     await run.emit_state_snapshot()
     await run.emit(

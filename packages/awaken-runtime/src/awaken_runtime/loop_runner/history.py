@@ -19,13 +19,17 @@ __all__ = [
     "supersede_suspended_calls",
 ]
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_ASSISTANT = Role.ASSISTANT
+
 
 def _drop_calls(messages: list[Message], call_ids: Collection[str]) -> list[Message]:
     out: list[Message] = []
     for message in messages:
         if message.role is Role.TOOL and message.tool_call_id in call_ids:
             continue
-        if message.role is Role.ASSISTANT and message.tool_calls:
+        if message.role is _ASSISTANT and message.tool_calls:
             kept = [c for c in message.tool_calls if c.id not in call_ids]
             if len(kept) != len(message.tool_calls):
                 message = Message(
@@ -39,10 +43,7 @@ def _drop_calls(messages: list[Message], call_ids: Collection[str]) -> list[Mess
                 )
         out.append(message)
     while (
-        out
-        and out[-1].role is Role.ASSISTANT
-        and not out[-1].tool_calls
-        and not out[-1].text().strip()
+        out and out[-1].role is _ASSISTANT and not out[-1].tool_calls and not out[-1].text().strip()
     ):
         out.pop()
     return out
@@ -61,7 +62,7 @@ def strip_unpaired_tool_calls(messages: list[Message]) -> list[Message]:
     unpaired = {
         call.id
         for m in messages
-        if m.role is Role.ASSISTANT and m.tool_calls
+        if m.role is _ASSISTANT and m.tool_calls
         for call in m.tool_calls
         if call.id not in answered
     }
@@ -79,6 +80,6 @@ def last_assistant_text(messages: list[Message], start: int) -> str:
     """Text of the last assistant message at index ``start`` or later (``""`` if none)."""
     for index in range(len(messages) - 1, start - 1, -1):
         message = messages[index]
-        if message.role is Role.ASSISTANT:
+        if message.role is _ASSISTANT:
             return message.text()
     return ""

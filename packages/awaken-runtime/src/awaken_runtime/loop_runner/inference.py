@@ -33,11 +33,16 @@ from awaken_runtime.loop_runner.request import (
     place_context_messages,
 )
 from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult
-from awaken_runtime.loop_runner.stream import StreamCollector, consume_stream
+from awaken_runtime.loop_runner.stream import StreamCollector, collected_result, consume_stream
 
 __all__ = ["CONTINUATION_PROMPT", "inference_phase"]
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
+
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_BEFORE_INFERENCE = Phase.BEFORE_INFERENCE
+_AFTER_INFERENCE = Phase.AFTER_INFERENCE
 
 #: Sent (as an internal user message) when the model's output was cut by the token limit.
 CONTINUATION_PROMPT = (
@@ -53,13 +58,13 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     phase = run.phase
     env = run.env
     # BeforeInference: hooks (no conflict fallback), then this phase's actions.
-    before = run.hooks.get(Phase.BEFORE_INFERENCE)
+    before = run.hooks.get(_BEFORE_INFERENCE)
     if before:
-        command = await phase.collect_commands(env, run.phase_ctx(Phase.BEFORE_INFERENCE), before)
+        command = await phase.collect_commands(env, run.phase_ctx(_BEFORE_INFERENCE), before)
         if not command.is_empty:
             await phase.submit_command(env, command)
     if store.read_raw(_PENDING_ACTIONS):
-        await phase.run_execute_loop(env, run.phase_ctx(Phase.BEFORE_INFERENCE))
+        await phase.run_execute_loop(env, run.phase_ctx(_BEFORE_INFERENCE))
     termination = run.check_termination()
     tool_filter = store.read(ToolFilterKey)
     step_overrides = store.read(InferenceOverrideKey)
@@ -101,7 +106,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     except InferenceFailed as exc:
         # A failed inference still ends its phase: AfterInference sees the error.
         await run.observe_phase(
-            Phase.AFTER_INFERENCE,
+            _AFTER_INFERENCE,
             inference_model=upstream_model,
             inference_provider=provider,
             inference_duration_ms=int((time.perf_counter() - started) * 1000),
@@ -126,9 +131,9 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
 
     # AfterInference (cancellation was checked just above).
     try:
-        if run.phase_has_work(Phase.AFTER_INFERENCE):
+        if run.phase_has_work(_AFTER_INFERENCE):
             await run.run_phase(
-                Phase.AFTER_INFERENCE,
+                _AFTER_INFERENCE,
                 llm_response=result,
                 inference_cost=cost,
                 inference_model=upstream_model,
@@ -162,19 +167,30 @@ async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamRes
     if recorded is not None:
         _account(run, recorded)
         return recorded, False
-    collector = StreamCollector()
+    collector: StreamCollector | None = None
+    collected: StreamResult | None = None
     cancelled = False
+    executor = run.agent.llm_executor
+    sink = run.sink
+    quiet = not sink.wants_events
     try:
-        await run.canceller.race(
-            consume_stream(run.agent.llm_executor, request, run.sink, collector)
-        )
+        if quiet and not executor.streams():  # nothing to forward: the result, collected
+            collected = collected_result(await run.canceller.race(executor.execute(request)))
+        else:
+            collector = StreamCollector()
+            await run.canceller.race(consume_stream(executor, request, sink, collector))
     except RunCancelled:
         cancelled = True
     except AwakenError as exc:
         raise InferenceFailed(str(exc)) from exc
     except Exception as exc:
         raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
-    result = await collector.finish(run.sink, cancelled)
+    if collected is not None:
+        result = collected
+    else:
+        if collector is None:  # cancelled before the executor answered
+            collector = StreamCollector()
+        result = collector.result(cancelled) if quiet else await collector.finish(sink, cancelled)
     _account(run, result)
     return result, cancelled
 

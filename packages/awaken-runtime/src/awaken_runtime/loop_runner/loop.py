@@ -55,6 +55,16 @@ __all__ = ["CONTINUATION_PROMPT", "run_agent_loop"]
 
 _log = logging.getLogger(__name__)
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_CONTINUE = StepOutcome.CONTINUE
+_SUSPENDED = StepOutcome.SUSPENDED
+_TERMINATED = StepOutcome.TERMINATED
+_NATURAL_END = StepOutcome.NATURAL_END
+_RUN_START = Phase.RUN_START
+_STEP_START = Phase.STEP_START
+_KIND_SUSPENDED = TerminationKind.SUSPENDED
+
 
 async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
     """Run one agent loop to its end (or to a suspension when it cannot wait)."""
@@ -96,7 +106,7 @@ async def _run(run: LoopContext) -> AgentRunResult:
             run.step_open = False
             await run.emit(StepEnd())
         termination = TerminationReason.error(message)
-    if termination.type is TerminationKind.SUSPENDED:
+    if termination.type is _KIND_SUSPENDED:
         return run.result(termination)  # parked: run_finish(suspended) already sent
     return await finish(run, termination)
 
@@ -106,23 +116,25 @@ async def _run_body(run: LoopContext) -> TerminationReason:
     # The attempt is durable from its start: thread, input messages and a ``running`` record
     # (so the thread, runs/active and the history answer truthfully during the first step);
     # ``run_start`` is journaled by that checkpoint and sent once it committed.
-    run_start = run.run_start()
-    try:
-        if run.persists:
+    if run.persists:
+        run_start = run.run_start()
+        try:
             await run.checkpoint(events=[run_start])
-    except BaseException:
-        await run.emit_run_start()  # the stream still opens with it (journaled later)
-        raise
-    if run.sink.wants_events:
-        await run.deliver(run_start)
+        except BaseException:
+            await run.emit_run_start()  # the stream still opens with it (journaled later)
+            raise
+        if run.sink.wants_events:
+            await run.deliver(run_start)
+    elif run.sink.wants_events:
+        await run.deliver(run.run_start())
     if run.store.read(ToolCallStatesKey) is not None:
         await run.pipeline.replay_resumed()
     try:
-        if run.phase_has_work(Phase.RUN_START) or run.canceller.is_cancelled:
-            await run.run_phase(Phase.RUN_START)
+        if run.phase_has_work(_RUN_START) or run.canceller.is_cancelled:
+            await run.run_phase(_RUN_START)
     except StateCancelled:
         return TerminationReason.cancelled()
-    if run.pipeline.suspended_calls():
+    if run.store.read(ToolCallStatesKey) is not None and run.pipeline.suspended_calls():
         outcome = await suspend_and_wait(run, step_open=False)
         if outcome is not None:
             return outcome
@@ -142,21 +154,21 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         if store.read(ToolCallStatesKey) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         outcome, termination = await _execute_step(run)
-        if outcome is not StepOutcome.CONTINUE and run.journal is not None:
+        if outcome is not _CONTINUE and run.journal is not None:
             await run.journal.flush_held()  # only a continuing step goes to its checkpoint
-        if outcome is StepOutcome.SUSPENDED:
+        if outcome is _SUSPENDED:
             waited = await suspend_and_wait(run, step_open=True)
             if waited is not None:
                 return waited
             continue
         # A step that ends the run is persisted by the final checkpoint right after.
-        await run.complete_step(checkpoint=outcome is StepOutcome.CONTINUE)
-        if outcome is StepOutcome.TERMINATED:
+        await run.complete_step(checkpoint=outcome is _CONTINUE)
+        if outcome is _TERMINATED:
             assert termination is not None
             return termination
         if drain_inbox(run):
             continue
-        if outcome is StepOutcome.NATURAL_END:
+        if outcome is _NATURAL_END:
             pending = store.read(PendingWorkKey)
             if pending is not None and pending.has_pending:
                 store.commit(
@@ -175,13 +187,13 @@ async def _execute_step(run: LoopContext) -> StepResult:
     if run.canceller.is_cancelled:
         return run.cancelled_step()
     try:
-        if run.phase_has_work(Phase.STEP_START):  # cancellation was checked just above
-            await run.run_phase(Phase.STEP_START)
+        if run.phase_has_work(_STEP_START):  # cancellation was checked just above
+            await run.run_phase(_STEP_START)
     except StateCancelled:
         return run.cancelled_step()
     termination = run.check_termination()
     if termination is not None:
-        return StepOutcome.TERMINATED, termination
+        return _TERMINATED, termination
     inferred = await inference_phase(run)
     if not isinstance(inferred, StreamResult):
         return inferred

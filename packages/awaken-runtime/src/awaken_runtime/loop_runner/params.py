@@ -4,9 +4,10 @@ the runtime resolved for it (the result type, :class:`AgentRunResult`, lives in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
@@ -72,8 +73,7 @@ def inbox_message(messages: list[Message]) -> ControlMessage:
     return Inbox(list(messages))
 
 
-@dataclass(slots=True)
-class AgentLoopParams:
+class AgentLoopParams(msgspec.Struct, eq=False):
     """Everything :func:`run_agent_loop` needs: the run's :class:`RunRequest` and what was
     resolved for it.
 
@@ -89,7 +89,8 @@ class AgentLoopParams:
     it a suspended run ends with termination ``suspended``. ``decisions`` are applied before
     the loop starts (resuming a waiting run). ``canceller`` (optional) races the run's awaits
     against ``cancellation_token``; by default one is made that watches the token.
-    ``profile_store`` (optional) is offered to hooks as ``ctx.profile``.
+    ``profile_store`` (optional) is offered to hooks as ``ctx.profile``. (A msgspec struct:
+    made once per run, built in C.)
     """
 
     resolver: AgentResolver
@@ -102,8 +103,8 @@ class AgentLoopParams:
     cancellation_token: CancellationToken | None = None
     decision_rx: ControlChannel[ControlMessage] | None = None
     overrides: InferenceOverride | None = None
-    frontend_tools: list[ToolDescriptor] = field(default_factory=list)
-    decisions: DecisionBatch = field(default_factory=list)
+    frontend_tools: list[ToolDescriptor] = msgspec.field(default_factory=list)
+    decisions: DecisionBatch = msgspec.field(default_factory=list)
     is_continuation: bool = False
     input_message_count: int | None = None
     previous_run: RunRecord | None = None

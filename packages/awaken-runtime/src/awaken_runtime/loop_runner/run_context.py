@@ -49,6 +49,7 @@ from awaken_runtime.loop_runner.journal_inputs import attempt_record, control_in
 from awaken_runtime.loop_runner.params import AgentLoopParams, ControlMessage
 from awaken_runtime.loop_runner.steps import StepClock, StepOutcome, StepResult, done_batch
 from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.phase.immediate import ImmediatePhaseHook, run_immediately
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.policies.hook import stop_termination
@@ -70,6 +71,13 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_DONE = RunStatus.DONE
+_WAITING = RunStatus.WAITING
+_STEP_END = Phase.STEP_END
+_SYSTEM = Role.SYSTEM
+
 
 class LoopContext:
     """State of one loop invocation (see the module docstring)."""
@@ -88,6 +96,7 @@ class LoopContext:
         "env",
         "hooks",
         "identity",
+        "immediate",
         "input_message_count",
         "journal",
         "messages",
@@ -122,7 +131,7 @@ class LoopContext:
         self.step_open = False
         self.clock = StepClock.for_run(params)
         self.record = RunRecordInputs(
-            params.run_identity,
+            identity=params.run_identity,
             previous=params.previous_run,
             request=params.request_snapshot,
             input_message_count=self.input_message_count,
@@ -154,6 +163,8 @@ class LoopContext:
         self.env: ExecutionEnv
         self.hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
         """The active hooks per phase (phases without one are absent)."""
+        self.immediate: Mapping[Phase, ImmediatePhaseHook]
+        """The phases whose only active hook runs in place (``phase.immediate``)."""
         self.tools: dict[str, Tool]
         self.descriptors: list[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
@@ -171,7 +182,7 @@ class LoopContext:
         """Record into the run's journal (a journaled checkpoint store only); a continued
         attempt also reads where the interrupted one stopped."""
         store = self.params.checkpoint_store
-        if not isinstance(store, JournaledThreadRunStore):
+        if store is None or not isinstance(store, JournaledThreadRunStore):  # (an ABC check)
             return
         run_id = self.identity.run_id
         try:
@@ -225,13 +236,24 @@ class LoopContext:
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
         hooks = self.hooks.get(phase)
-        if not hooks and not self.store.read_raw(_PENDING_ACTIONS):
+        immediate = self.immediate.get(phase)
+        if not self.store.read_raw(_PENDING_ACTIONS) and (
+            not hooks
+            or (
+                immediate is not None
+                and not self.phase.busy
+                and immediate.idle(self.store.snapshot())
+            )
+        ):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        await self.phase.run_phase(
-            self.env, self.phase_ctx(phase, with_token=with_token, **extra), hooks or ()
-        )
+        ctx = self.phase_ctx(phase, with_token=with_token, **extra)
+        if immediate is not None and run_immediately(self.phase, immediate, ctx):
+            if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
+                await self.phase.run_execute_loop(self.env, ctx)
+            return
+        await self.phase.run_phase(self.env, ctx, hooks or ())
 
     def phase_has_work(self, phase: Phase) -> bool:
         """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
@@ -283,12 +305,12 @@ class LoopContext:
         lifecycle = self.store.read(RunLifecycleKey)
         if lifecycle is None:
             return None
-        if lifecycle.status is RunStatus.DONE:
+        if lifecycle.status is _DONE:
             reason = lifecycle.status_reason or "unknown"
             if reason.startswith("stopped:"):
                 return stop_termination(self.store.snapshot(), reason[len("stopped:") :])
             return TerminationReason.from_done_reason(reason)
-        if lifecycle.status is RunStatus.WAITING and lifecycle.status_reason != "awaiting_tasks":
+        if lifecycle.status is _WAITING and lifecycle.status_reason != "awaiting_tasks":
             return TerminationReason.suspended()
         return None
 
@@ -314,6 +336,7 @@ class LoopContext:
         self.spec = agent.spec
         self.env = agent.env
         self.hooks = agent.active_phase_hooks()
+        self.immediate = agent.immediate_phase_hooks()
         tools = agent.tools
         frontend = self.params.frontend_tools
         if frontend:
@@ -339,9 +362,8 @@ class LoopContext:
                 store.commit(batch)
         prompt = agent.spec.system_prompt
         self.system_message = (
-            Message(role=Role.SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
+            Message(role=_SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
-        rides = finish_can_ride(self.hooks, self.params.scoped_state)  # see run_journal
         self.pipeline = pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
@@ -359,7 +381,13 @@ class LoopContext:
                 descriptors=self.descriptors,
                 hooks=self.hooks,
                 journal=(
-                    ToolJournal(self.journal, self.resume, self.clock.index, store, rides)
+                    ToolJournal(
+                        self.journal,
+                        self.resume,
+                        self.clock.index,
+                        store,
+                        finish_can_ride(self.hooks, self.params.scoped_state),  # see run_journal
+                    )
                     if self.journal is not None or self.resume is not None
                     else None
                 ),
@@ -418,10 +446,10 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        if self.phase_has_work(Phase.STEP_END):
+        if self.phase_has_work(_STEP_END):
             if self.journal is not None and self.store.read_raw(_PENDING_ACTIONS):
                 await self.journal.flush_held()  # the step-end phase runs actions first
-            await self.run_phase(Phase.STEP_END, with_token=False)
+            await self.run_phase(_STEP_END, with_token=False)
         if checkpoint and self.persists:
             await self.checkpoint()
         if self.sink.wants_state_snapshots:

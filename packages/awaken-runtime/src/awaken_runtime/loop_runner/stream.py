@@ -39,7 +39,9 @@ from awaken_contract.contract.message import ToolCall
 
 from awaken_runtime.engine.collect import parse_tool_arguments
 
-__all__ = ["StreamCollector", "consume_stream"]
+_decode = msgspec.json.decode
+
+__all__ = ["StreamCollector", "collected_result", "consume_stream"]
 
 
 class StreamCollector:
@@ -119,6 +121,14 @@ class StreamCollector:
 
     async def finish(self, sink: EventSink, cancelled: bool) -> StreamResult:
         """Build the result; emits ``tool_call_ready`` for every parsed call."""
+        result = self.result(cancelled)
+        if sink.wants_events:
+            for call in result.tool_calls:
+                await sink.emit(ToolCallReady(id=call.id, name=call.name, arguments=call.arguments))
+        return result
+
+    def result(self, cancelled: bool) -> StreamResult:
+        """Build the result (:meth:`finish` without its ``tool_call_ready`` events)."""
         self.flush_text()
         if cancelled:
             return StreamResult(
@@ -130,7 +140,6 @@ class StreamCollector:
             )
         tool_calls: list[ToolCall] = []
         incomplete = False
-        forward = sink.wants_events
         for call_id, (name, parts) in self.calls.items():
             try:
                 arguments = parse_tool_arguments(parts)
@@ -138,8 +147,6 @@ class StreamCollector:
                 incomplete = True
                 continue
             tool_calls.append(ToolCall(call_id, name, arguments))
-            if forward:
-                await sink.emit(ToolCallReady(id=call_id, name=name, arguments=arguments))
         return StreamResult(
             content=self.content,
             tool_calls=tool_calls,
@@ -147,6 +154,33 @@ class StreamCollector:
             stop_reason=self.stop_reason,
             has_incomplete_tool_calls=incomplete,
         )
+
+
+def collected_result(result: StreamResult) -> StreamResult:
+    """What :meth:`StreamCollector.take_result` then :meth:`StreamCollector.result` make of an
+    executor's collected result, built directly for its usual shapes (one text block or none,
+    distinct call ids): the text in a new block, each call's arguments through JSON."""
+    content = result.content
+    calls = result.tool_calls
+    first = content[0] if content else None
+    if (
+        len(content) > 1
+        or (first is not None and not isinstance(first, TextBlock))
+        or (len(calls) > 1 and len({call.id for call in calls}) != len(calls))
+    ):
+        collector = StreamCollector()
+        collector.take_result(result, forward=False)
+        return collector.result(False)
+    text = first.text if isinstance(first, TextBlock) else ""
+    return StreamResult(
+        content=[TextBlock(text=text)] if text else [],
+        tool_calls=[
+            ToolCall(call.id, call.name, _decode(encode_json(call.arguments))) for call in calls
+        ],
+        usage=result.usage,
+        stop_reason=result.stop_reason,
+        has_incomplete_tool_calls=False,
+    )
 
 
 async def consume_stream(

@@ -16,6 +16,13 @@ from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, Ste
 
 __all__ = ["tools_phase"]
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_CONTINUE = StepOutcome.CONTINUE
+_SUSPENDED = StepOutcome.SUSPENDED
+_TERMINATED = StepOutcome.TERMINATED
+_NATURAL_END = StepOutcome.NATURAL_END
+
 
 async def tools_phase(run: LoopContext, result: StreamResult) -> StepResult:
     """Append the assistant message and execute its tool calls."""
@@ -26,17 +33,17 @@ async def tools_phase(run: LoopContext, result: StreamResult) -> StepResult:
     text = result.text
     if not result.tool_calls:
         run.messages.append(Message.assistant(text))
-        return StepOutcome.NATURAL_END, None
+        return _NATURAL_END, None
     run.messages.append(Message.assistant_with_tool_calls(text, result.tool_calls))
     blocked, suspended = await run.pipeline.run_calls(result.tool_calls)
     if blocked is not None:
         run.store.commit(done_batch(f"blocked:{blocked}"))
-        return StepOutcome.TERMINATED, TerminationReason.blocked(blocked)
+        return _TERMINATED, TerminationReason.blocked(blocked)
     if run.canceller.is_cancelled:
         return run.cancelled_step()
     termination = run.check_termination()
     if termination is not None:
-        return StepOutcome.TERMINATED, termination
+        return _TERMINATED, termination
     if suspended:
-        return StepOutcome.SUSPENDED, None
-    return StepOutcome.CONTINUE, None
+        return _SUSPENDED, None
+    return _CONTINUE, None

@@ -268,6 +268,11 @@ class PhaseRuntime:
             return None
         return self._commit(env, command)[0]
 
+    @property
+    def busy(self) -> bool:
+        """Whether a phase, a submission or an EXECUTE loop holds the engine."""
+        return self._lock.locked
+
     def next_id(self) -> int:
         """The next action/effect id (monotonic from 1)."""
         value = self._next_id

@@ -23,10 +23,11 @@ from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import ToolCall
 from awaken_contract.contract.suspension import ToolCallStatus
 from awaken_contract.ids import now_ms
-from awaken_contract.plugin import PhaseContext, PhaseHook
+from awaken_contract.plugin import PhaseContext
 from awaken_contract.registry_spec import AgentSpec
-from awaken_contract.state import Snapshot, StateCommand
+from awaken_contract.state import MutationBatch, Snapshot
 
+from awaken_runtime.phase.immediate import ImmediatePhaseHook
 from awaken_runtime.policies.policy import StopPolicy, StopPolicyStats
 from awaken_runtime.policies.section import STOP_CONDITIONS_SECTION, section_policies
 from awaken_runtime.policies.state import (
@@ -51,6 +52,10 @@ __all__ = [
 
 #: A millisecond clock (``awaken_contract.ids.now_ms`` by default; tests inject their own).
 Clock = Callable[[], int]
+
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_RUNNING = RunStatus.RUNNING
 
 
 def tool_round_signature(calls: Sequence[ToolCall]) -> str:
@@ -83,38 +88,40 @@ def _current_step(ctx: PhaseContext) -> int:
     return lifecycle.step_count if lifecycle is not None else 0
 
 
-class StopClockHook(PhaseHook):
+class StopClockHook(ImmediatePhaseHook):
     """RunStart: start the clock the timeout policy measures against."""
 
+    waits = True  # as before: the journal keeps its commit pattern for these plugins
+
     def __init__(self, clock: Clock = now_ms) -> None:
         self.clock = clock
 
-    async def run(self, ctx: PhaseContext) -> StateCommand:
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
         stats = ctx.snapshot.get(StopConditionStatsKey)
-        command = StateCommand()
         if stats is None or not stats.start_time_ms:
-            command.update(StopConditionStatsKey, StartClock(self.clock()))
-        return command
+            return MutationBatch().update(StopConditionStatsKey, StartClock(self.clock()))
+        return None
 
 
-class StopStatsHook(PhaseHook):
+class StopStatsHook(ImmediatePhaseHook):
     """AfterInference: account the step's inference once."""
 
+    waits = True  # as before: the journal keeps its commit pattern for these plugins
+
     def __init__(self, clock: Clock = now_ms) -> None:
         self.clock = clock
 
-    async def run(self, ctx: PhaseContext) -> StateCommand:
-        command = StateCommand()
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
         response = ctx.llm_response
         if response is None:
-            return command
+            return None
         step = _current_step(ctx) + 1
         stats = ctx.snapshot.get(StopConditionStatsKey)
         if stats is not None and stats.recorded_step >= step:
-            return command
+            return None
         usage = response.usage
         calls = response.tool_calls
-        command.update(
+        return MutationBatch().update(
             StopConditionStatsKey,
             RecordInference(
                 step=step,
@@ -127,15 +134,16 @@ class StopStatsHook(PhaseHook):
                 cost=max(ctx.inference_cost or 0.0, 0.0),
             ),
         )
-        return command
 
 
-class StopConditionHook(PhaseHook):
+class StopConditionHook(ImmediatePhaseHook):
     """StepEnd: evaluate ``policies`` in order; the first ``Stop`` ends the run.
 
     Only a running lifecycle is evaluated (a suspended, cancelled or already finished step is
     left alone). With ``track_outcomes`` the hook also counts rounds whose tool calls all failed.
     """
+
+    waits = True  # as before: the journal keeps its commit pattern for these plugins
 
     def __init__(
         self,
@@ -161,11 +169,11 @@ class StopConditionHook(PhaseHook):
             self._section = cached
         return cached[1]
 
-    async def run(self, ctx: PhaseContext) -> StateCommand:
-        command = StateCommand()
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
         lifecycle = ctx.snapshot.get(RunLifecycleKey)
-        if lifecycle is None or lifecycle.status is not RunStatus.RUNNING:
-            return command
+        if lifecycle is None or lifecycle.status is not _RUNNING:
+            return None
+        command = MutationBatch()
         step = lifecycle.step_count
         stats = ctx.snapshot.get(StopConditionStatsKey) or StopConditionStats()
         if self.track_outcomes and step > stats.evaluated_step:
@@ -195,31 +203,33 @@ class StopConditionHook(PhaseHook):
         )
 
 
-class MaxRoundsHook(PhaseHook):
-    """StepEnd: stop a running run once ``max_rounds`` steps completed — the command
+class MaxRoundsHook(ImmediatePhaseHook):
+    """StepEnd: stop a running run once ``max_rounds`` steps completed — the updates
     ``StopConditionHook([MaxRoundsPolicy(n)], track_outcomes=False)`` gives, without building
     statistics every step."""
-
-    waits = False  # reads the lifecycle, returns a command
 
     def __init__(self, max_rounds: int) -> None:
         self.max_rounds = max(int(max_rounds), 0)
         self.detail = f"exceeded {self.max_rounds} rounds"
 
-    async def run(self, ctx: PhaseContext) -> StateCommand:
-        command = StateCommand()
-        lifecycle = ctx.snapshot.get(RunLifecycleKey)
-        if (
+    def idle(self, snapshot: Snapshot) -> bool:
+        lifecycle = snapshot.get(RunLifecycleKey)
+        return not (
             self.max_rounds
             and lifecycle is not None
-            and lifecycle.status is RunStatus.RUNNING
+            and lifecycle.status is _RUNNING
             and lifecycle.step_count >= self.max_rounds
-        ):
-            _record_stop(command, "max_rounds", self.detail)
+        )
+
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
+        if self.idle(ctx.snapshot):
+            return None
+        command = MutationBatch()
+        _record_stop(command, "max_rounds", self.detail)
         return command
 
 
-def _record_stop(command: StateCommand, code: str, detail: str | None) -> None:
+def _record_stop(command: MutationBatch, code: str, detail: str | None) -> None:
     command.update(StopConditionStatsKey, RecordStop(code, detail))
     command.update(RunLifecycleKey, RunLifecycleUpdate.done(f"stopped:{code}"))
 

@@ -22,6 +22,7 @@ from awaken_runtime.execution.executor import (
     ToolExecutor,
     executor_for_mode,
 )
+from awaken_runtime.phase.immediate import ImmediatePhaseHook, immediate_hooks
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.loop_actions import LoopActionHandlersPlugin
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
@@ -144,6 +145,13 @@ class ResolvedAgent:
             cached = self._hooks = _ActiveHooks(env, spec)
         return cached.by_phase
 
+    def immediate_phase_hooks(self) -> Mapping[Phase, ImmediatePhaseHook]:
+        """The phases whose only active hook is an :class:`ImmediatePhaseHook` (run in place
+        by the loop), with that hook; cached like :meth:`active_phase_hooks`."""
+        self.active_phase_hooks()
+        assert self._hooks is not None
+        return self._hooks.immediate
+
     def copy(self) -> ResolvedAgent:
         """A shallow copy whose tool map can be changed independently (the descriptor cache is
         kept: resolving an agent per run does not rebuild its tools' descriptors)."""
@@ -172,7 +180,7 @@ class ResolvedAgent:
 class _ActiveHooks:
     """:meth:`ResolvedAgent.active_phase_hooks` of one (env, spec) pair."""
 
-    __slots__ = ("by_phase", "env", "spec")
+    __slots__ = ("by_phase", "env", "immediate", "spec")
 
     def __init__(self, env: ExecutionEnv, spec: AgentSpec) -> None:
         self.env = env
@@ -184,6 +192,7 @@ class _ActiveHooks:
             if kept:
                 by_phase[phase] = kept
         self.by_phase = by_phase
+        self.immediate = immediate_hooks(by_phase)
 
 
 def default_plugins(agent: ResolvedAgent | AgentSpec) -> list[Plugin]:

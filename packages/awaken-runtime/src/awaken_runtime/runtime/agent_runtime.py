@@ -65,6 +65,11 @@ _ORIGINS = {
 }
 _ACTIVE_AGENT_KEY = "__runtime.active_agent"
 
+# Enum members read on the hot path, as module constants: on Python 3.11 every
+# ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
+_USER_ORIGIN = RunOrigin.USER
+_NULL_SINK = NullEventSink()  # stateless: shared by the runs given no sink
+
 _NEW_RUN = frozenset({KeyScope.THREAD})
 _CONTINUED = frozenset({KeyScope.THREAD, KeyScope.RUN})
 
@@ -156,7 +161,7 @@ class AgentRuntime:
                 thread_id=request.thread_id,
                 run_id=run_id,
                 agent_id=agent_id,
-                origin=_ORIGINS.get(request.origin, RunOrigin.USER),
+                origin=_ORIGINS.get(request.origin, _USER_ORIGIN),
                 parent_thread_id=request.parent_thread_id,
                 parent_run_id=request.parent_run_id,
                 dispatch_id=request.dispatch_id,
@@ -171,7 +176,7 @@ class AgentRuntime:
                 resolver=self.resolver,
                 agent_id=agent_id,
                 runtime=phase,
-                sink=sink if sink is not None else NullEventSink(),
+                sink=sink if sink is not None else _NULL_SINK,
                 checkpoint_store=store,
                 messages=history,
                 run_identity=identity,

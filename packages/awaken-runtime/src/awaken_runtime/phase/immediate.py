@@ -1,0 +1,83 @@
+"""Immediate phase hooks: state updates computed without an await, run in place.
+
+A phase whose only active hook is an :class:`ImmediatePhaseHook` runs without the phase
+engine's awaits (:func:`run_immediately`) when the engine is idle and no action is queued: the
+hook's updates are committed exactly as GATHER commits a single hook's command (against the
+snapshot the hook read) and EXECUTE then finds nothing of its own to do. Otherwise — the engine
+busy, actions queued, or more hooks at the phase — the phase runs through
+``PhaseRuntime.run_phase`` as before, where :meth:`ImmediatePhaseHook.run` wraps the same
+updates in a command.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+
+from awaken_contract.errors import StateCancelled
+from awaken_contract.model import PendingScheduledActions, Phase
+from awaken_contract.plugin import PhaseContext, PhaseHook
+from awaken_contract.state import MutationBatch, Snapshot, StateCommand
+
+from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.plugins.registrar import TaggedPhaseHook
+
+__all__ = ["ImmediatePhaseHook", "immediate_hooks", "run_immediately"]
+
+_PENDING = PendingScheduledActions.KEY
+
+
+class ImmediatePhaseHook(PhaseHook):
+    """A hook that only reads its context and returns state updates (no scheduled actions,
+    no effects, nothing awaited): :meth:`updates`."""
+
+    waits = False
+
+    @abstractmethod
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
+        """The state updates this hook wants (``None``: nothing)."""
+
+    def idle(self, snapshot: Snapshot) -> bool:
+        """``True`` when :meth:`updates` is ``None`` on ``snapshot`` whatever the rest of the
+        context (the phase is then skipped without building one); default ``False``."""
+        return False
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        batch = self.updates(ctx)
+        return StateCommand() if batch is None else StateCommand(patch=batch)
+
+
+def immediate_hooks(
+    hooks: Mapping[Phase, Sequence[TaggedPhaseHook]],
+) -> dict[Phase, ImmediatePhaseHook]:
+    """The phases whose only active hook is immediate, with that hook."""
+    found: dict[Phase, ImmediatePhaseHook] = {}
+    for phase, tagged in hooks.items():
+        if len(tagged) == 1:
+            hook = tagged[0].hook
+            if isinstance(hook, ImmediatePhaseHook):
+                found[phase] = hook
+    return found
+
+
+def run_immediately(engine: PhaseRuntime, hook: ImmediatePhaseHook, ctx: PhaseContext) -> bool:
+    """Run ``ctx.phase`` (whose only hook is ``hook``) in place, as ``engine.run_phase`` would;
+    ``False`` — nothing done — when the engine is busy or actions are queued (await
+    ``run_phase`` then). Raises ``StateCancelled`` where ``run_phase`` does."""
+    store = engine.store
+    if engine.busy or store.read_raw(_PENDING):
+        return False
+    token = ctx.cancellation_token
+    if token is not None and token.is_cancelled:
+        raise StateCancelled()
+    snap = store.snapshot()
+    if ctx.snapshot is not snap:
+        ctx = ctx.with_snapshot(snap)
+    batch = hook.updates(ctx)
+    if batch is not None and batch.ops:
+        if batch.base_revision is None:
+            batch.base_revision = snap.revision
+        store.commit(batch)
+    if token is not None and token.is_cancelled:
+        raise StateCancelled()
+    return True
