@@ -33,7 +33,7 @@ from awaken_runtime.phase.immediate import ObservingPhase
 
 from .test_tools_execution import Strict
 
-OBSERVED = [p for p in Phase if p is not Phase.TOOL_GATE]
+OBSERVED: list[Phase] = [p for p in Phase if p is not Phase.TOOL_GATE]
 
 
 class Boom(Exception):
@@ -231,7 +231,7 @@ async def test_an_observer_returning_something_is_a_typed_error() -> None:
     assert _outcome(result)[0].value == "error"
     assert "returned StateCommand (observers return None)" in str(result.termination)
     with pytest.raises(InvalidObserverHook, match="returned int"):
-        await PhaseHook.observer(lambda ctx: 1).run(PhaseContext.test_default())  # type: ignore[arg-type,return-value]
+        await PhaseHook.observer(lambda ctx: 1).run(PhaseContext.test_default())  # type: ignore[arg-type]
 
 
 def test_an_async_function_is_rejected_when_wrapped() -> None:
@@ -270,7 +270,7 @@ async def test_observer_phases_skip_the_engine_and_the_interception(
     monkeypatch: pytest.MonkeyPatch, mode: ToolExecutionMode
 ) -> None:
     # (StepEnd also runs the default max-rounds hook, so its phase goes through the engine)
-    phases = [p for p in OBSERVED if p is not Phase.STEP_END]
+    phases: list[Phase] = [p for p in OBSERVED if p is not Phase.STEP_END]
     observer = Recorder(observe=True, phases=phases)
     runtime = _build([observer], mode)
     agent = runtime.resolver.resolve("a")
