@@ -263,22 +263,23 @@ class ObserverHook(PhaseHook):
     def observe(self, ctx: PhaseContext) -> None:
         """Look at ``ctx`` (return nothing)."""
 
-    def notify(self, ctx: PhaseContext) -> None:
-        """:meth:`observe`, checked: a returned value raises ``InvalidObserverHook``."""
-        returned: object = self.observe(ctx)
-        if returned is not None:
-            _returned(self, returned)
+    def observer_fn(self) -> ObserveFn:
+        """What the loop calls for this hook: :meth:`observe` (a wrapped function itself, one
+        call less per phase)."""
+        return self.observe
+
+    def rejected(self, returned: object) -> InvalidObserverHook:
+        """The error for a call that returned ``returned`` (a coroutine is closed)."""
+        if inspect.iscoroutine(returned):
+            returned.close()  # never awaited: no "was never awaited" warning
+        problem = f"returned {type(returned).__name__} (observers return None)"
+        return InvalidObserverHook(repr(self), problem)
 
     async def run(self, ctx: PhaseContext) -> StateCommand:
-        self.notify(ctx)
+        returned: object = self.observer_fn()(ctx)
+        if returned is not None:
+            raise self.rejected(returned)
         return StateCommand()
-
-
-def _returned(hook: ObserverHook, returned: object) -> None:
-    if inspect.iscoroutine(returned):
-        returned.close()  # never awaited: no "was never awaited" warning
-    problem = f"returned {type(returned).__name__} (observers return None)"
-    raise InvalidObserverHook(repr(hook), problem)
 
 
 class _FnObserverHook(ObserverHook):
@@ -293,10 +294,8 @@ class _FnObserverHook(ObserverHook):
     def observe(self, ctx: PhaseContext) -> None:
         self._fn(ctx)
 
-    def notify(self, ctx: PhaseContext) -> None:
-        returned: object = self._fn(ctx)
-        if returned is not None:
-            _returned(self, returned)
+    def observer_fn(self) -> ObserveFn:
+        return self._fn
 
     def __repr__(self) -> str:
         return f"PhaseHook.observer({getattr(self._fn, '__qualname__', self._fn)!r})"

@@ -60,10 +60,11 @@ class ImmediatePhaseHook(PhaseHook):
 class ObservingPhase(ImmediatePhaseHook):
     """The observers of a phase whose active hooks all observe, run as one immediate hook."""
 
-    __slots__ = ("observers",)
+    __slots__ = ("_calls", "observers")
 
     def __init__(self, observers: Sequence[ObserverHook]) -> None:
         self.observers = tuple(observers)
+        self._calls = tuple((o, o.observer_fn()) for o in self.observers)
 
     def updates(self, ctx: PhaseContext) -> MutationBatch | None:
         self.observe(ctx)
@@ -72,8 +73,10 @@ class ObservingPhase(ImmediatePhaseHook):
     def observe(self, ctx: PhaseContext) -> None:
         """Call every observer with ``ctx``, in registration order (an exception propagates
         at once, as from a phase's hooks awaited in turn)."""
-        for observer in self.observers:
-            observer.notify(ctx)
+        for hook, observe in self._calls:
+            returned: object = observe(ctx)
+            if returned is not None:
+                raise hook.rejected(returned)
 
 
 def observing_phases(
