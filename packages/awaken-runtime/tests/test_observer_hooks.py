@@ -253,6 +253,39 @@ class Counted(ObserverHook):
         self.calls += 1
 
 
+class CountingPlugin(Plugin):
+    def __init__(self, hook: ObserverHook) -> None:
+        self.hook = hook
+
+    def descriptor(self) -> PluginDescriptor:
+        return PluginDescriptor("counting")
+
+    def register(self, registrar: PluginRegistrar) -> None:
+        for phase in (Phase.STEP_START, Phase.BEFORE_TOOL_EXECUTE, Phase.AFTER_TOOL_EXECUTE):
+            registrar.register_phase_hook("counting", phase, self.hook)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_observer_hook_subclass_is_called_in_place(mode: ToolExecutionMode) -> None:
+    counted = Counted()
+    result, _ = await _run([CountingPlugin(counted)], mode)
+    assert result.response == "done"
+    assert counted.calls == 2 + 2 + 2  # two steps, two tool calls
+    assert not counted.waits
+
+
+async def test_an_observer_hook_subclass_returning_a_command_is_a_typed_error() -> None:
+    class Sneaky(ObserverHook):
+        def observe(self, ctx: PhaseContext) -> None:
+            return StateCommand()  # type: ignore[return-value]
+
+    result, _ = await _run([CountingPlugin(Sneaky())], ToolExecutionMode.SEQUENTIAL)
+    assert _outcome(result)[0].value == "error"
+    assert "returned StateCommand" in str(result.termination)
+    with pytest.raises(InvalidObserverHook):
+        await Sneaky().run(PhaseContext.test_default())
+
+
 def _forbid(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the run if the loop collects commands or awaits the tool interception."""
 

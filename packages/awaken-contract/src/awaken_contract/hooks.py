@@ -211,7 +211,8 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
 class PhaseHook(ABC):
     """Runs at a phase; reads the context, returns the state changes it wants.
 
-    Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function.
+    Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function. A hook
+    that only observes is cheaper as an :class:`ObserverHook` (``PhaseHook.observer(fn)``).
     """
 
     waits: bool = True
