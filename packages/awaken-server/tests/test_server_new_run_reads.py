@@ -146,3 +146,22 @@ async def test_a_continued_run_reads_its_record_messages_and_journal(
     assert await _submit(live, again, "more") == first
     reads = traced.take()
     assert {"load_run", "load_messages", "last_seq"} <= set(reads)
+
+
+async def test_a_background_run_on_a_new_thread_still_reads(
+    make_server: Any, traced: ReadTrace, until: Any
+) -> None:
+    # Queued, then claimed by the dispatcher: the job comes from the store, without a plan
+    # that says what is new, so its run reads as any other.
+    live = await make_server(traced)
+    traced.take()
+    submission = RunSubmission(agent_id="assistant", messages=[Message.user("hi")])
+    queued = await live.state.mailbox.submit_background(submission)
+
+    async def finished() -> bool:
+        record = await traced.load_run(queued.run_id)  # type: ignore[attr-defined]
+        return record is not None and record.status.value == "done"
+
+    await until(finished)
+    reads = set(traced.take())
+    assert {"last_seq", "load_messages", "latest_run"} <= reads
