@@ -10,6 +10,7 @@ from awaken_contract.contract.mailbox import MailboxStore
 from awaken_contract.contract.storage import ConfigStore, ProfileStore, ThreadRunStore
 from awaken_contract.testing import (
     ConfigStoreContract,
+    JobCheckpointStoreContract,
     JournaledStoreContract,
     MailboxStoreContract,
     ProfileStoreContract,
@@ -70,3 +71,9 @@ class TestPostgresMailboxStore(MailboxStoreContract):
     @pytest.fixture
     def store(self, pg_store: PostgresStore) -> MailboxStore:
         return pg_store.mailbox
+
+
+class TestPostgresJobCheckpoints(JobCheckpointStoreContract):
+    @pytest.fixture
+    def store(self, pg_store: PostgresStore) -> PostgresStore:
+        return pg_store

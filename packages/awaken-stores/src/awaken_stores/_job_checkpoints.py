@@ -26,7 +26,7 @@ from awaken_contract.errors import AlreadyExists, StorageError
 from awaken_stores._mailbox_txn import MailboxTxn, accepting
 from awaken_stores.mailbox_engine import MailboxEngine, TransactionApply
 
-__all__ = ["LocalJobCheckpoints", "ack_change", "enqueue_claimed_change"]
+__all__ = ["LocalJobCheckpoints", "ack_change", "enqueue_claimed_change", "refuse_known_job"]
 
 
 def ack_change(
@@ -50,6 +50,12 @@ def enqueue_claimed_change(claim: JobClaim) -> Callable[[MailboxTxn], MailboxJob
     )
 
 
+async def refuse_known_job(mailbox: MailboxEngine, claim: JobClaim) -> None:
+    """``AlreadyExists`` when the claim's job is stored already (``enqueue_claimed``'s check)."""
+    if await mailbox._mailbox_of(claim.job.job_id) is not None:
+        raise AlreadyExists(claim.job.job_id)
+
+
 class LocalJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):
     """The checkpoint inside the mailbox transaction of :meth:`_local_mailbox`."""
 
@@ -63,8 +69,7 @@ class LocalJobCheckpoints(JournaledThreadRunStore, JobCheckpointStore):
         mailbox = self._local_mailbox()
         job = claim.job
         assert isinstance(mailbox, MailboxEngine)
-        if await mailbox._mailbox_of(job.job_id) is not None:
-            raise AlreadyExists(job.job_id)
+        await refuse_known_job(mailbox, claim)
         async with mailbox._transaction(job.mailbox_id, job.job_id) as txn:
             claimed = enqueue_claimed_change(claim)(txn)
             if claimed is None:

@@ -43,6 +43,15 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
     async def _transaction(
         self, mailbox_id: str, job_id: str | None = None, *, skip_locked: bool = False
     ) -> AsyncIterator[MailboxTxn]:
+        async with self._locked(mailbox_id, job_id, skip_locked=skip_locked) as (_, txn):
+            yield txn
+
+    @asynccontextmanager
+    async def _locked(
+        self, mailbox_id: str, job_id: str | None = None, *, skip_locked: bool = False
+    ) -> AsyncIterator[tuple[asyncpg.Connection, MailboxTxn]]:
+        """The mailbox transaction and its connection (more may be written in the same
+        transaction: a checkpoint riding it, see ``job_checkpoints``)."""
         p = self._p
         pool = await self._db.pool()
         async with _io(), pool.acquire() as conn, conn.transaction():
@@ -57,7 +66,7 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
                 mailbox_id,
             )
             if locked is None:
-                yield MailboxTxn.busy_marker(mailbox_id)
+                yield conn, MailboxTxn.busy_marker(mailbox_id)
                 return
             generation = locked[0]
             rows = await conn.fetch(
@@ -68,7 +77,7 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
                 job_id,
             )
             txn = MailboxTxn(mailbox_id, int(generation), [decode(r[0], MailboxJob) for r in rows])
-            yield txn
+            yield conn, txn
             if txn.generation != txn.initial_generation:
                 await conn.execute(
                     f"UPDATE {p}_mailbox_generations SET generation = $2 WHERE mailbox_id = $1",
@@ -128,6 +137,9 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
         conn = await pool.raw.acquire()
         await conn.add_listener(self.channel, self._on_notify)
         self._listener, self._listener_pool = conn, pool.raw
+        # a store closed with its mailbox listening (a server's) must give the connection back
+        # before the pool closes, or closing the pool waits for it for ever
+        self._db.before_close.append(self._stop_listening)
 
     def _on_notify(self, _conn: object, _pid: int, _channel: str, _payload: str) -> None:
         self._wakeup.set()
@@ -142,11 +154,14 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
         finally:
             self._wakeup.clear()
 
+    async def _stop_listening(self) -> None:
+        listener, pool, self._listener = self._listener, self._listener_pool, None
+        if listener is not None and pool is not None:
+            await listener.remove_listener(self.channel, self._on_notify)
+            await pool.release(listener)
+
     async def close(self) -> None:
-        if self._listener is not None and self._listener_pool is not None:
-            await self._listener.remove_listener(self.channel, self._on_notify)
-            await self._listener_pool.release(self._listener)
-            self._listener = None
+        await self._stop_listening()
         await super().close()
 
     async def current_generation(self, mailbox_id: str) -> int:

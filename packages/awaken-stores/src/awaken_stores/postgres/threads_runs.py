@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import asyncpg
+from awaken_contract.contract.checkpoint_writer import StepCheckpoint
 from awaken_contract.contract.journal import (
     JournaledThreadRunStore,
     JournalEntry,
@@ -37,7 +38,8 @@ from awaken_stores._lru import _Lru
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import sql_limit
 from awaken_stores.postgres.config import PostgresConfigStore
-from awaken_stores.postgres.db import _Connections, _io
+from awaken_stores.postgres.db import _io
+from awaken_stores.postgres.job_checkpoints import PgJobCheckpoints
 from awaken_stores.postgres.journal import (
     PgJournal,
     _check_fence,
@@ -60,7 +62,7 @@ from awaken_stores.postgres.run_rows import (
 _HEAD_KEY = "count || ':' || token"
 
 
-class PostgresStore(PgJournal, JournaledThreadRunStore):
+class PostgresStore(PgJournal, PgJobCheckpoints, JournaledThreadRunStore):
     """Threads, messages, runs and run journals in PostgreSQL (``awaken-stores[postgres]``).
 
     ``PostgresStore(dsn_or_pool, prefix="awaken")``; sub-stores sharing the pool: ``profiles``,
@@ -339,63 +341,78 @@ class PostgresStore(PgJournal, JournaledThreadRunStore):
         *,
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
+        step = StepCheckpoint(thread_id, messages, run, list(records), expected_last_seq)
+        pool = await self._db.pool()
+        async with _io(), pool.acquire() as conn:
+            entries, settle = await self._checkpoint_on(conn, step)
+        settle()
+        return entries
+
+    async def _checkpoint_on(
+        self, conn: asyncpg.Connection, step: StepCheckpoint
+    ) -> tuple[list[JournalEntry], Callable[[], None]]:
+        """Write ``step`` on ``conn`` (inside the caller's transaction when it has one); its
+        entries and what to do once that commits (remember the thread and log head, wake
+        journal followers)."""
+        thread_id, messages, run, records = step.thread_id, step.messages, step.run, step.records
+        expected_last_seq = step.expected_last_seq
         run_values = _run_values(run)
         kinds, datas = _journal_rows(records)
         now = now_ms()
-        pool = await self._db.pool()
         # Optimistic: assume thread and message head are as this store last saw them (absent
         # when unseen); the statement reports a mismatch and we re-read.
         expected = self._thread_cache.get(thread_id)
         head = self._known.expected(thread_id)
-        async with _io():
-            for _ in range(self._MAX_ATTEMPTS):
-                existing = None if expected is None else decode(expected, Thread)
-                thread = checkpoint_thread(existing, thread_id, run)
-                thread_json = encode_str(thread)
-                plan = self._known.plan(thread_id, head, messages)
-                args = [
-                    *run_values,
-                    thread_id,
-                    thread_json,
-                    thread.activity_ms(),
-                    expected,
-                    not plan.replaces,
-                    None if head is None else head.key,
-                    plan.start,
-                    [encode_str(m) for m in messages[plan.start :]],
-                    len(messages),
-                    plan.head.token,
-                    plan.head_changed,
-                    kinds,
-                    datas,
-                    expected_last_seq,
-                    now,
-                ]
-                async with pool.acquire() as conn:
-                    if expected_last_seq is None:
-                        row = await conn.fetchrow(self._checkpoint_sql, *args)
-                    else:
-                        async with conn.transaction():
-                            row = await conn.fetchrow(self._checkpoint_sql, *args)
-                            if row is not None and row[0]:
-                                _check_fence(row, records, expected_last_seq)
-                assert row is not None
-                if row[0]:
+        for _ in range(self._MAX_ATTEMPTS):
+            existing = None if expected is None else decode(expected, Thread)
+            thread = checkpoint_thread(existing, thread_id, run)
+            thread_json = encode_str(thread)
+            plan = self._known.plan(thread_id, head, messages)
+            args = [
+                *run_values,
+                thread_id,
+                thread_json,
+                thread.activity_ms(),
+                expected,
+                not plan.replaces,
+                None if head is None else head.key,
+                plan.start,
+                [encode_str(m) for m in messages[plan.start :]],
+                len(messages),
+                plan.head.token,
+                plan.head_changed,
+                kinds,
+                datas,
+                expected_last_seq,
+                now,
+            ]
+            if expected_last_seq is None:
+                row = await conn.fetchrow(self._checkpoint_sql, *args)
+            else:
+                async with conn.transaction():
+                    row = await conn.fetchrow(self._checkpoint_sql, *args)
+                    if row is not None and row[0]:
+                        _check_fence(row, records, expected_last_seq)
+            assert row is not None
+            if row[0]:
+
+                def settle(thread_json: str = thread_json, head: MessageHead = plan.head) -> None:
                     self._remember(thread_id, thread_json)
-                    self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+                    self._known.settle(thread_id, messages, head, run.status is RunStatus.DONE)
                     if records:
                         self._journal_hub.notify(run.run_id)
-                    return _entries(run.run_id, records, row[2] or 0, now)
-                _check_fence(row, (), expected_last_seq)
-                # Another writer changed the thread or its messages: re-read and retry.
-                expected, head = await self._current(pool, thread_id)
+
+                return _entries(run.run_id, records, row[2] or 0, now), settle
+            _check_fence(row, (), expected_last_seq)
+            # Another writer changed the thread or its messages: re-read and retry.
+            expected, head = await self._current(conn, thread_id)
         raise StorageIoError(f"checkpoint of thread {thread_id} kept conflicting")
 
     async def _current(
-        self, pool: _Connections, thread_id: str
+        self, conn: asyncpg.Connection, thread_id: str
     ) -> tuple[str | None, MessageHead | None]:
         """The stored thread json and message head."""
-        row = await pool.fetchrow(
+        row = await conn.fetchrow(
             f"SELECT (SELECT data FROM {self._p}_threads WHERE id = $1),"
             f" (SELECT {_HEAD_KEY} FROM {self._p}_message_heads WHERE thread_id = $1)",
             thread_id,

@@ -1,12 +1,14 @@
 """SQLite stores on aiosqlite: WAL journal, busy timeout, versioned migrations.
 
-One connection per ``SqliteStore``; every operation is one transaction executed as a single
-function on the connection's worker thread (one thread hop per operation), serialized in-process
-by an asyncio lock. Writers take SQLite's write lock up front (``BEGIN IMMEDIATE``) so several
-processes can share one database file; the busy timeout makes them wait instead of failing.
+The sub-stores of a ``SqliteStore`` share one writer connection (group commit: writes waiting
+together run as one ``BEGIN IMMEDIATE`` transaction on its worker thread), one reader
+connection for histories and lists (its own thread) and, for point reads, a read-only
+connection used on the event loop's thread itself (``loop_reader``). Writers take SQLite's
+write lock up front, so several processes can share one database file; the busy timeout makes
+them wait instead of failing.
 
-Modules by record family: ``connection``, ``schema`` (migrations), ``threads_runs``
-(``SqliteStore``), ``journal``, ``profile``, ``config``, ``mailbox``.
+Modules by record family: ``connection``, ``loop_reader``, ``schema`` (migrations),
+``threads_runs`` (``SqliteStore``), ``journal``, ``profile``, ``config``, ``mailbox``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from awaken_contract.contract.journal import (
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._journal_local import entries_after
-from awaken_stores.sqlite.connection import _one, _SqliteBacked
+from awaken_stores.sqlite.connection import _one, _SqliteBacked, insert_rows
 
 
 def _append_journal(
@@ -23,13 +23,18 @@ def _append_journal(
     run_id: str,
     records: Sequence[JournalRecord],
     expected_last_seq: int | None,
+    last: int | None = None,
 ) -> list[JournalEntry]:
+    """Append ``records`` after the journal's last seq (``last`` when the caller read it in
+    this transaction)."""
     if not records and expected_last_seq is None:
         return []
-    last = int(_one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,)) or 0)
+    if last is None:
+        last = int(_one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,)) or 0)
     entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
-    c.executemany(
-        "INSERT INTO awaken_journal VALUES (?, ?, ?, ?, ?)",
+    insert_rows(
+        c,
+        "INSERT INTO awaken_journal",
         [(run_id, e.seq, e.kind.value, e.created_at, encode_str(e.record)) for e in entries],
     )
     return entries
@@ -80,7 +85,7 @@ class SqliteJournal(_SqliteBacked):
         ]
 
     async def last_seq(self, run_id: str) -> int:
-        value = await self._db.run(
+        value = await self._db.peek(
             lambda c: _one(c, "SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?", (run_id,))
         )
         return int(value or 0)

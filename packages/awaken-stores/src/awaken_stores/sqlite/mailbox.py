@@ -38,17 +38,22 @@ _UPSERT_JOB = (
 )
 
 
+_LOAD = (
+    "SELECT (SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?1),"
+    " (SELECT '[' || group_concat(data, ',') || ']' FROM awaken_mailbox_jobs"
+    " WHERE mailbox_id = ?1 AND (status NOT IN"
+    f" ({', '.join(f'?{i + 3}' for i in range(len(_TERMINAL)))}) OR job_id = ?2))"
+)
+"""A mailbox's generation and its live jobs (plus job ``?2``) as one JSON array: one
+statement, one SQLite step, one decode."""
+
+
 def _load(c: sqlite3.Connection, mailbox_id: str, job_id: str | None) -> MailboxTxn:
     """The mailbox's generation, live jobs and job ``job_id`` (inside a write transaction)."""
-    generation = _one(
-        c, "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?", (mailbox_id,)
+    generation, jobs = c.execute(_LOAD, (mailbox_id, job_id, *_TERMINAL)).fetchone()
+    return MailboxTxn(
+        mailbox_id, int(generation or 0), [] if jobs is None else decode(jobs, list[MailboxJob])
     )
-    rows = c.execute(
-        "SELECT data FROM awaken_mailbox_jobs WHERE mailbox_id = ?"
-        f" AND (status NOT IN ({','.join('?' * len(_TERMINAL))}) OR job_id = ?)",
-        (mailbox_id, *_TERMINAL, job_id),
-    ).fetchall()
-    return MailboxTxn(mailbox_id, int(generation or 0), [decode(r[0], MailboxJob) for r in rows])
 
 
 def mailbox_change(
@@ -121,7 +126,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         known = self._mailboxes.get(job_id)
         if known is not None:
             return known
-        value = await self._db.run(
+        value = await self._db.peek(
             lambda c: _one(
                 c, "SELECT mailbox_id FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,)
             )
@@ -130,6 +135,17 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
             return None
         self._remember(job_id, str(value))
         return str(value)
+
+    async def _may_have_queued(self, mailbox_id: str) -> bool:
+        """A point read (see ``loop_reader``), no write transaction."""
+        queued = await self._db.peek(
+            lambda c: _one(
+                c,
+                "SELECT 1 FROM awaken_mailbox_jobs WHERE mailbox_id = ? AND status = ? LIMIT 1",
+                (mailbox_id, MailboxJobStatus.QUEUED.value),
+            )
+        )
+        return queued is not None
 
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         rows = await self._db.run(
@@ -142,7 +158,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         return [(r[0], r[1]) for r in rows]
 
     async def current_generation(self, mailbox_id: str) -> int:
-        value = await self._db.run(
+        value = await self._db.peek(
             lambda c: _one(
                 c,
                 "SELECT generation FROM awaken_mailbox_generations WHERE mailbox_id = ?",
@@ -175,7 +191,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         return [r[0] for r in rows]
 
     async def load(self, job_id: str) -> MailboxJob | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(c, "SELECT data FROM awaken_mailbox_jobs WHERE job_id = ?", (job_id,))
         )
         return None if data is None else decode(data, MailboxJob)

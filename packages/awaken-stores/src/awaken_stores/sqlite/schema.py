@@ -57,6 +57,16 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             " PRIMARY KEY (run_id, seq)) WITHOUT ROWID",
         ],
     ),
+    # 3: a thread's latest run is the first entry of an index in ``latest_run``'s order (it
+    # sorted every run of the thread in a temporary b-tree before).
+    (
+        3,
+        [
+            "CREATE INDEX idx_awaken_runs_thread_latest ON awaken_runs"
+            " (thread_id, updated_at DESC, run_id DESC)",
+            "DROP INDEX idx_awaken_runs_thread_updated",
+        ],
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

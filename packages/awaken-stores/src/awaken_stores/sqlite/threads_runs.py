@@ -41,10 +41,10 @@ from awaken_contract.ids import now_secs as _now_secs
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._ids import validate_id
-from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change
+from awaken_stores._job_checkpoints import ack_change, enqueue_claimed_change, refuse_known_job
 from awaken_stores._message_log import KnownLogs, LogWrite, MessageHead
 from awaken_stores.sqlite.config import SqliteConfigStore
-from awaken_stores.sqlite.connection import _one
+from awaken_stores.sqlite.connection import _one, insert_rows
 from awaken_stores.sqlite.journal import SqliteJournal, _append_journal
 from awaken_stores.sqlite.mailbox import SqliteMailboxStore, mailbox_change
 from awaken_stores.sqlite.profile import SqliteProfileStore
@@ -62,10 +62,7 @@ _UPSERT_HEAD = (
     "INSERT INTO awaken_message_heads VALUES (?, ?, ?) ON CONFLICT (thread_id) DO UPDATE"
     " SET count = excluded.count, token = excluded.token"
 )
-_UPSERT_MESSAGE = (
-    "INSERT INTO awaken_messages (thread_id, seq, data) VALUES (?, ?, ?)"
-    " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data"
-)
+_UPSERT_MESSAGES_TAIL = " ON CONFLICT (thread_id, seq) DO UPDATE SET data = excluded.data"
 _UPSERT_RUN = (
     "INSERT INTO awaken_runs (run_id, thread_id, status, created_at, updated_at, data)"
     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET thread_id = excluded.thread_id,"
@@ -92,22 +89,67 @@ def _load_head(c: sqlite3.Connection, thread_id: str) -> MessageHead | None:
     return None if row is None else MessageHead(int(row[0]), row[1])
 
 
+_INLINE_HISTORY = 64
+"""Histories of up to this many messages are read like point reads, on the loop's thread."""
+
+
+def _history(
+    c: sqlite3.Connection, thread_id: str, at_most: int | None
+) -> tuple[MessageHead, list[Any] | None] | None:
+    """The log's head and rows in one read transaction (no rows when it holds more than
+    ``at_most`` messages); ``None`` without a log."""
+    own = not c.in_transaction  # (on a worker thread it runs inside the group's transaction)
+    if own:
+        c.execute("BEGIN")
+    try:
+        head = _load_head(c, thread_id)
+        if head is None:
+            return None
+        if at_most is not None and head.count > at_most:
+            return head, None
+        rows = c.execute(
+            "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
+        ).fetchall()
+        return head, rows
+    finally:
+        if own:
+            c.execute("COMMIT")
+
+
+_CHECKPOINT_READ = (
+    "SELECT (SELECT data FROM awaken_threads WHERE id = ?1),"
+    " (SELECT count FROM awaken_message_heads WHERE thread_id = ?1),"
+    " (SELECT token FROM awaken_message_heads WHERE thread_id = ?1),"
+    " (SELECT MAX(seq) FROM awaken_journal WHERE run_id = ?2)"
+)
+"""Everything a checkpoint reads before it writes, in one statement (one SQLite step): the
+stored thread, the message log's head and the run journal's last seq."""
+
+
 def _write_messages(
-    c: sqlite3.Connection, known: KnownLogs, thread_id: str, messages: list[Message]
+    c: sqlite3.Connection,
+    known: KnownLogs,
+    thread_id: str,
+    messages: list[Message],
+    stored: MessageHead | None,
 ) -> LogWrite:
-    """Store ``messages`` as the thread's log, writing only what changed (see _message_log)."""
-    plan = known.plan(thread_id, _load_head(c, thread_id), messages)
+    """Store ``messages`` as the thread's log stored under head ``stored``, writing only what
+    changed (see _message_log). The log holds exactly rows ``1..stored.count``, so rows past
+    the new list exist only when it is shorter (or the head is missing)."""
+    plan = known.plan(thread_id, stored, messages)
     start = plan.start
-    if start < len(messages):
-        c.executemany(
-            _UPSERT_MESSAGE,
-            [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(messages[start:])],
-        )
+    insert_rows(
+        c,
+        "INSERT INTO awaken_messages (thread_id, seq, data)",
+        [(thread_id, start + i + 1, encode_str(m)) for i, m in enumerate(messages[start:])],
+        _UPSERT_MESSAGES_TAIL,
+    )
     if plan.head_changed:
-        c.execute(
-            "DELETE FROM awaken_messages WHERE thread_id = ? AND seq > ?",
-            (thread_id, len(messages)),
-        )
+        if stored is None or stored.count > len(messages):
+            c.execute(
+                "DELETE FROM awaken_messages WHERE thread_id = ? AND seq > ?",
+                (thread_id, len(messages)),
+            )
         c.execute(_UPSERT_HEAD, (thread_id, plan.head.count, plan.head.token))
     return plan
 
@@ -152,7 +194,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
 
     # ------------------------------------------------------------------ threads
     async def load_thread(self, thread_id: str) -> Thread | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
         )
         return None if data is None else decode(data, Thread)
@@ -180,19 +222,13 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         return [r[0] for r in rows]
 
     async def load_messages(self, thread_id: str) -> list[Message] | None:
-        def select(c: sqlite3.Connection) -> tuple[MessageHead, list[Any]] | None:
-            head = _load_head(c, thread_id)
-            if head is None:
-                return None
-            rows = c.execute(
-                "SELECT data FROM awaken_messages WHERE thread_id = ? ORDER BY seq", (thread_id,)
-            ).fetchall()
-            return head, rows
-
-        found = await self._db.run(select)
+        found = await self._db.peek(lambda c: _history(c, thread_id, _INLINE_HISTORY))
+        if found is not None and found[1] is None:  # a long one: read on the reader thread
+            found = await self._db.run(lambda c: _history(c, thread_id, None))
         if found is None:
             return None
         head, rows = found
+        assert rows is not None
         messages: list[Message] = decode(f"[{','.join(r[0] for r in rows)}]", list[Message])
         self._known.remember_loaded(thread_id, messages, head)
         return messages
@@ -203,7 +239,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
 
         def save(c: sqlite3.Connection) -> LogWrite:
             _delete_messages(c, thread_id)
-            return _write_messages(c, self._known, thread_id, messages)
+            return _write_messages(c, self._known, thread_id, messages, None)
 
         plan = await self._db.write(save)
         self._known.remember(thread_id, messages, plan.head)
@@ -240,13 +276,13 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         await self._db.write(insert)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(c, "SELECT data FROM awaken_runs WHERE run_id = ?", (run_id,))
         )
         return None if data is None else decode(data, RunRecord)
 
     async def latest_run(self, thread_id: str) -> RunRecord | None:
-        data = await self._db.run(
+        data = await self._db.peek(
             lambda c: _one(
                 c,
                 "SELECT data FROM awaken_runs WHERE thread_id = ?"
@@ -306,12 +342,17 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         run_row = _run_row(run)
 
         def write(c: sqlite3.Connection) -> tuple[LogWrite, list[JournalEntry]]:
-            data = _one(c, "SELECT data FROM awaken_threads WHERE id = ?", (thread_id,))
+            read = c.execute(_CHECKPOINT_READ, (thread_id, run.run_id))
+            data, count, token, last = read.fetchone()
             existing = None if data is None else decode(data, Thread)
             c.execute(_UPSERT_THREAD, _thread_row(checkpoint_thread(existing, thread_id, run)))
-            plan = _write_messages(c, self._known, thread_id, step.messages)
+            stored = None if count is None else MessageHead(int(count), token)
+            plan = _write_messages(c, self._known, thread_id, step.messages, stored)
             c.execute(_UPSERT_RUN, run_row)
-            return plan, _append_journal(c, run.run_id, step.records, step.expected_last_seq)
+            entries = _append_journal(
+                c, run.run_id, step.records, step.expected_last_seq, int(last or 0)
+            )
+            return plan, entries
 
         return write
 
@@ -335,8 +376,7 @@ class SqliteStore(SqliteJournal, JournaledThreadRunStore, JobCheckpointStore):
         self, checkpoint: StepCheckpoint, claim: JobClaim
     ) -> tuple[list[JournalEntry], MailboxJob] | None:
         job = claim.job
-        if await self.mailbox._mailbox_of(job.job_id) is not None:
-            raise AlreadyExists(job.job_id)
+        await refuse_known_job(self.mailbox, claim)
         change = enqueue_claimed_change(claim)
         write = self._checkpoint_work(checkpoint)
 
