@@ -74,6 +74,62 @@ async def test_a_plan_for_a_finished_run_id_is_refused() -> None:
         await runtime.run(request)
 
 
+class CountingStore(InMemoryStore):
+    """Counts the run-start reads a run makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+
+    async def load_thread(self, thread_id: str):  # type: ignore[no-untyped-def]
+        self.reads.append("load_thread")
+        return await super().load_thread(thread_id)
+
+    async def latest_run(self, thread_id: str):  # type: ignore[no-untyped-def]
+        self.reads.append("latest_run")
+        return await super().latest_run(thread_id)
+
+    async def load_messages(self, thread_id: str):  # type: ignore[no-untyped-def]
+        self.reads.append("load_messages")
+        return await super().load_messages(thread_id)
+
+    async def load_run(self, run_id: str):  # type: ignore[no-untyped-def]
+        self.reads.append("load_run")
+        return await super().load_run(run_id)
+
+    async def last_seq(self, run_id: str) -> int:
+        self.reads.append("last_seq")
+        return await super().last_seq(run_id)
+
+
+async def test_a_plan_for_a_new_thread_and_run_reads_nothing_at_start() -> None:
+    store = CountingStore()
+    runtime = _runtime(store)
+    request = RunRequest("fresh", [Message.user("hi")])
+    request.plan = RunPlan(agent_id="assistant", run_id="r1", new_thread=True, new_run=True)
+    result = await runtime.run(request)
+    assert store.reads == []
+    journal = await store.read(result.run_id)
+    assert journal[0].seq == 1 and result.termination.type == "natural_end"
+    # the next run on the thread is planned by the runtime: it reads the thread and history
+    store.reads.clear()
+    again = await runtime.run(RunRequest("fresh", [Message.user("again")]))
+    assert {"latest_run", "load_messages"} <= set(store.reads)
+    assert "last_seq" not in store.reads  # its run id is minted by the runtime's own plan
+    messages = await store.load_messages("fresh") or []
+    assert [m.text() for m in messages if m.role.value == "user"] == ["hi", "again"]
+    assert (await store.read(again.run_id))[0].seq == 1
+
+
+async def test_a_plan_without_the_flags_reads_its_run_and_journal() -> None:
+    store = CountingStore()
+    runtime = _runtime(store)
+    request = RunRequest("t1", [Message.user("hi")])
+    request.plan = RunPlan(agent_id="assistant", run_id="r1")
+    await runtime.run(request)
+    assert {"load_run", "latest_run", "load_messages", "last_seq"} <= set(store.reads)
+
+
 def test_decision_targets_name_tickets_and_their_calls() -> None:
     run = _waiting("r1", "t1")
     assert run.decision_targets() == {"s1", "c1"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sys
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -369,56 +368,6 @@ async def test_a_job_queued_behind_a_run_starts_when_the_run_ends(
     await until(both_accepted)
     history = (await live.client.get(f"/v1/threads/{tid}/messages")).json()["messages"]
     assert any("Oslo" in str(m["content"]) for m in history)
-
-
-class ReadCountingStore(InMemoryStore):
-    """Records the run reads the server's own code makes (not those of the runtime it runs)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.reads: list[str] = []
-
-    def _read(self, what: str) -> None:
-        frame = sys._getframe(2)
-        while frame is not None:
-            if "awaken_runtime" in frame.f_code.co_filename:
-                return
-            frame = frame.f_back  # type: ignore[assignment]
-        self.reads.append(what)
-
-    async def latest_run(self, thread_id: str) -> RunRecord | None:
-        self._read("latest_run")
-        return await super().latest_run(thread_id)
-
-    async def load_run(self, run_id: str) -> RunRecord | None:
-        self._read("load_run")
-        return await super().load_run(run_id)
-
-    async def last_seq(self, run_id: str) -> int:
-        self._read("last_seq")
-        return await super().last_seq(run_id)
-
-
-async def test_a_run_on_a_new_thread_reads_no_run_before_it_starts(
-    make_server: Any, sse: Any
-) -> None:
-    store = ReadCountingStore()
-    live = await make_server(store)
-    body: dict[str, Any] = {"agentId": "assistant", "messages": [{"role": "user", "content": "hi"}]}
-    async with live.client.stream("POST", "/v1/runs", json=body) as response:
-        frames = await sse.collect(response)
-    events = [f for f in frames if f.data]
-    assert events[0].data["event_type"] == "run_start" and events[0].id == 1
-    assert events[-1].data["termination"] == {"type": "natural_end"}
-    assert store.reads == []
-    # On a known thread the submit still looks for a waiting run to continue.
-    again = {**body, "threadId": events[-1].data["thread_id"]}
-    async with live.client.stream("POST", "/v1/runs", json=again) as response:
-        frames = await sse.collect(response)
-    assert [f.data for f in frames if f.data][-1]["termination"] == {"type": "natural_end"}
-    assert "latest_run" in store.reads
-    journal = await store.read(events[-1].data["run_id"])
-    assert {f.id for f in events} <= {e.seq for e in journal}  # SSE ids are journal seqs
 
 
 async def test_a_run_longer_than_its_lease_keeps_it(

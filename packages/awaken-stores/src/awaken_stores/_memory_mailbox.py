@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from types import TracebackType
 
-from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, MailboxJobStatus
+from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus
 
 from awaken_stores._mailbox_queries import LocalMailboxQueries
 from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
@@ -65,20 +65,9 @@ class InMemoryMailboxStore(LocalMailboxQueries, TransactionApply, MailboxEngine)
         if not live:
             del self._live[mailbox_id]
 
-    async def claim(
-        self,
-        mailbox_id: str,
-        consumer: str,
-        lease_ms: int,
-        now: int,
-        limit: int = 1,
-        *,
-        start: str | None = None,
-    ) -> MailboxJobList:
+    async def _may_have_queued(self, mailbox_id: str) -> bool:
         jobs = self._jobs
-        if not any(jobs[i].status is _QUEUED for i in self._live.get(mailbox_id, ())):
-            return []  # nothing queued: nothing to claim, nothing to supersede
-        return await super().claim(mailbox_id, consumer, lease_ms, now, limit, start=start)
+        return any(jobs[i].status is _QUEUED for i in self._live.get(mailbox_id, ()))
 
     async def _mailbox_of(self, job_id: str) -> str | None:
         job = self._jobs.get(job_id)

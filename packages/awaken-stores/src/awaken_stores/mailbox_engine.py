@@ -73,6 +73,12 @@ class MailboxEngine(MailboxStore):
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         """``(job_id, mailbox_id)`` of Claimed jobs with ``lease_until < now``, up to ``limit``."""
 
+    async def _may_have_queued(self, mailbox_id: str) -> bool:
+        """False only when the mailbox surely holds no Queued job: :meth:`claim` then answers
+        without a transaction (a job queued just after is one queued just after the claim).
+        Backends override it with a read cheaper than a transaction."""
+        return True
+
     async def _work_available(self, mailbox_id: str) -> None:
         """Hook called after a job became claimable (wake-up of waiting workers)."""
         return None
@@ -259,6 +265,8 @@ class MailboxEngine(MailboxStore):
         *,
         start: str | None = None,
     ) -> MailboxJobList:
+        if not await self._may_have_queued(mailbox_id):
+            return []  # nothing queued: nothing to claim, nothing to supersede
 
         def apply(txn: MailboxTxn) -> MailboxJobList:
             if txn.busy:

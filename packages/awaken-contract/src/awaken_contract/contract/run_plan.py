@@ -33,6 +33,12 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
     run waited on when it was planned (empty for a new run). With ``record_read`` the planner
     read the run's record just before handing the plan over and ``record`` is what it found
     (``None``: no record yet); the runtime then does not read it again.
+
+    ``new_thread`` and ``new_run`` are set only by a planner that minted the ids itself, so
+    that nothing can be stored under them: ``new_thread`` — the thread id was minted for this
+    run (no thread, no runs, no messages: the runtime reads none of them); ``new_run`` — the
+    run id was minted for this run (no record, no journal: the runtime reads neither and
+    journals from seq 1). A plan without them reads as usual.
     """
 
     agent_id: str
@@ -41,6 +47,8 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
     decision_targets: list[str] = msgspec.field(default_factory=list)
     record: RunRecord | None = None
     record_read: bool = False
+    new_thread: bool = False
+    new_run: bool = False
 
     @classmethod
     def resume(cls, run: RunRecord, agent_id: str | None = None) -> RunPlan:

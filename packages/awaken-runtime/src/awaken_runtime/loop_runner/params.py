@@ -117,6 +117,8 @@ class AgentLoopParams(msgspec.Struct, eq=False):
     """Writes the run's Shared/Profile keys back to the profile store at every checkpoint."""
     request: RunRequest | None = None
     """The run's request as the caller made it (set from the fields above when not given)."""
+    new_run: bool = False
+    """The run id was minted for this run: its journal is empty (nothing to read)."""
     resume: ResumePoint | None = None
     """Where an interrupted attempt stopped, given instead of read from a journaled store
     (deterministic replay re-runs a crash-resumed attempt with it)."""

@@ -180,13 +180,13 @@ class LoopContext:
 
     async def open_journal(self) -> None:
         """Record into the run's journal (a journaled checkpoint store only); a continued
-        attempt also reads where the interrupted one stopped."""
+        attempt also reads where the interrupted one stopped (a new run has nothing to read)."""
         store = self.params.checkpoint_store
         if store is None or not isinstance(store, JournaledThreadRunStore):  # (an ABC check)
             return
         run_id = self.identity.run_id
         try:
-            last_seq = await store.last_seq(run_id)
+            last_seq = 0 if self.params.new_run else await store.last_seq(run_id)
             previous = self.params.previous_run
             # An attempt that died mid-run left the record created/running (a parked run is
             # waiting, a finished one done): pick up its unfinished step.

@@ -138,7 +138,8 @@ class AgentRuntime:
             phase = new_run_state(agent)
             state = phase.store
             history: list[Message] = []
-            if store is not None:
+            if store is not None and not (plan.new_thread and previous is None):
+                # (a new thread has nothing stored: no latest run, no messages)
                 latest = previous if previous is not None else await self._latest_run(request)
                 if latest is not None and latest.state is not None:
                     # an unfinished run continued (crashed, or parked and resumed) picks up its
@@ -192,6 +193,7 @@ class AgentRuntime:
                 profile_store=self.profile_store,
                 scoped_state=scoped,
                 request=request,
+                new_run=plan.new_run,
             )
             return await run_agent_loop(params)
         finally:
@@ -369,13 +371,13 @@ class AgentRuntime:
             waiting = await find_waiting_run(store, request.thread_id)
             if waiting is not None:
                 return RunPlan.resume(waiting, agent_id)
-        return RunPlan(agent_id=agent_id, run_id=new_id())
+        return RunPlan(agent_id=agent_id, run_id=new_id(), new_run=True)
 
     async def _planned_run(self, plan: RunPlan) -> RunRecord | None:
         """Check a submitted plan against the store; the record it resumes."""
         store = self.thread_run_store
         record = plan.record
-        if not plan.record_read and store is not None:
+        if not plan.record_read and not plan.new_run and store is not None:
             record = await store.load_run(plan.run_id)
         if plan.resumes:
             if store is None:

@@ -117,11 +117,11 @@ class JobRunner:
         target: ReconnectableEventSink,
         writer: JobCheckpointWriter | None = None,
         *,
-        new_run: bool = False,
+        planned: RunPlan | None = None,
     ) -> asyncio.Task[None]:
         """Run the claimed ``job`` (or, with a deferred ``writer``, the job its run's first
-        checkpoint claims) on ``worker``; ``new_run``: the job's run id was minted for it
-        (no record, no journal to read)."""
+        checkpoint claims) on ``worker``; ``planned``: the plan this process made for the job
+        just now (its ``new_thread``/``new_run`` say what has nothing stored to read)."""
         if writer is None:
             writer = JobCheckpointWriter(self.core.store, job.job_id, job.claim_token or "")
         worker.state = WorkerState.RUNNING
@@ -137,17 +137,21 @@ class JobRunner:
             self.core.run_threads[job.run_id] = worker.thread_id
         self.core.hubs.open(job.run_id or job.job_id, worker.thread_id)
         task = asyncio.create_task(
-            self._execute(worker, job, writer, new_run), name=f"awaken-job-{job.job_id}"
+            self._execute(worker, job, writer, planned), name=f"awaken-job-{job.job_id}"
         )
         worker.task = task
         return task
 
     async def _execute(
-        self, worker: ThreadWorker, job: MailboxJob, writer: JobCheckpointWriter, new_run: bool
+        self,
+        worker: ThreadWorker,
+        job: MailboxJob,
+        writer: JobCheckpointWriter,
+        planned: RunPlan | None,
     ) -> None:
         run_id = job.run_id or job.job_id
         hub = self.core.hubs.open(run_id, worker.thread_id)
-        await self._number_from_journal(hub, run_id, new_run)
+        await self._number_from_journal(hub, run_id, planned is not None and planned.new_run)
         job_sink = JobSink(
             worker,
             HubSink(hub),
@@ -161,7 +165,7 @@ class JobRunner:
             self.core.metrics.active_runs.inc()
             self.core.metrics.runs_started.inc()
         try:
-            await self._run_job(worker, job, writer, run_id, job_sink, new_run)
+            await self._run_job(worker, job, writer, run_id, job_sink, planned)
         except JobNotClaimed:
             pass  # the thread was busy after all: nothing was written, nothing to settle
         except asyncio.CancelledError:
@@ -211,7 +215,7 @@ class JobRunner:
         writer: JobCheckpointWriter,
         run_id: str,
         sink: JobSink,
-        new_run: bool = False,
+        planned: RunPlan | None = None,
     ) -> None:
         token: str | None
         # Claims record the start of execution in the same transaction (``start``): the job
@@ -228,7 +232,7 @@ class JobRunner:
                 await self.core.reconcile_run(run_id, TerminationReason.cancelled(), own_job=True)
                 return
         try:
-            request, record = await self._request_for(job, run_id, instance_id, new_run)
+            request, record = await self._request_for(job, run_id, instance_id, planned)
         except _Permanent as exc:
             if (token := await writer.settle_token()) is not None:
                 await self._finish(job, token, "dead_letter", str(exc), sink, run_id, instance_id)
@@ -316,11 +320,11 @@ class JobRunner:
         )
 
     async def _request_for(
-        self, job: MailboxJob, run_id: str, instance_id: str, new_run: bool = False
+        self, job: MailboxJob, run_id: str, instance_id: str, planned: RunPlan | None = None
     ) -> tuple[RunRequest | None, RunRecord | None]:
         """Rebuild the runtime request from the durable job and run record (``None`` for
-        the request when there is nothing to run), with the record as read (a ``new_run``
-        has none yet).
+        the request when there is nothing to run), with the record as read (a run
+        ``planned`` as new has none yet; nor has a thread planned as new anything stored).
 
         The plan made at submission is the job's agent and run id; this attempt resumes that
         run once an earlier attempt (or the submission) started it, and starts a new run
@@ -329,6 +333,8 @@ class JobRunner:
             extras: JobExtras = extras_of(job.request_extras)
         except Exception as exc:
             raise _Permanent(f"cannot rebuild the run request: {exc}") from exc
+        new_run = planned is not None and planned.new_run
+        new_thread = planned is not None and planned.new_thread
         record = None if new_run else await self.core.run_store.load_run(run_id)
         continuation = record is not None and record.status is not RunStatus.CREATED
         if (
@@ -346,13 +352,15 @@ class JobRunner:
             if record.dispatch_id == job.job_id or await self._input_persisted(job):
                 return None, record  # its input was consumed before a crash lost the ack
             # The run this job meant to continue ended meanwhile: start a new one.
-            run_id, continuation, record = new_id(), False, None
+            run_id, continuation, record, new_run = new_id(), False, None, True
         plan = RunPlan(
             agent_id=job.agent_id,
             run_id=run_id,
             resumes=continuation,
             record=record,
             record_read=True,
+            new_thread=new_thread and not continuation,
+            new_run=new_run and not continuation,
         )
         request = build_request(
             thread_id=job.mailbox_id,

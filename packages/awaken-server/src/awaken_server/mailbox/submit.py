@@ -169,9 +169,7 @@ class Submitter:
             # Hold the native hub's frames for the HTTP response that is about to read them
             # (a caller with its own sink reads that sink instead, so nothing is reserved).
             reservation = hub.reserve() if sink is None else None
-            # A run id minted just now has no record and no journal yet: nothing to read.
-            new_run = not plan.resumes and not submission.run_id_hint
-            task = self.runner.start_job(worker, claimed, target, writer, new_run=new_run)
+            task = self.runner.start_job(worker, claimed, target, writer, planned=plan)
             if writer is None or await _claimed(writer):
                 return SubmitHandle(
                     claimed.job_id, run_id, thread_id, hub, task, target, reservation
@@ -299,7 +297,11 @@ class Submitter:
         """Plan the run: the agent, the run id (continue a waiting run, honour hints, else
         new); create the durable run record (status ``created``) for new background runs
         (a foreground run is claimed at once and its first checkpoint writes the record —
-        before its ``run_start`` is sent). A ``new_thread`` has no runs to look at."""
+        before its ``run_start`` is sent). A ``new_thread`` has no runs to look at.
+
+        A foreground plan says what was minted just now (``new_thread``: the thread id;
+        ``new_run``: the run id): the job starts at once, so nothing can be stored under them
+        and its run reads nothing there."""
         store = self.core.run_store
         latest = None if new_thread else await store.latest_run(thread_id)
         agent_id = (submission.agent_id or "").strip()
@@ -321,7 +323,13 @@ class Submitter:
                 await self.core.run_store.create_run(
                     self._created_record(thread_id, run_id, agent_id, submission)
                 )
-        return RunPlan(agent_id=agent_id, run_id=run_id)
+            return RunPlan(agent_id=agent_id, run_id=run_id)
+        return RunPlan(
+            agent_id=agent_id,
+            run_id=run_id,
+            new_thread=new_thread,
+            new_run=not submission.run_id_hint,
+        )
 
     @staticmethod
     def _created_record(

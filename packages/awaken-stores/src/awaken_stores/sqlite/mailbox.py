@@ -136,19 +136,8 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
         self._remember(job_id, str(value))
         return str(value)
 
-    async def claim(
-        self,
-        mailbox_id: str,
-        consumer: str,
-        lease_ms: int,
-        now: int,
-        limit: int = 1,
-        *,
-        start: str | None = None,
-    ) -> MailboxJobList:
-        """A mailbox with no queued job claims nothing and changes nothing: that is answered
-        by a point read (see ``loop_reader``), without a write transaction; a job queued just
-        after it is one queued just after the claim."""
+    async def _may_have_queued(self, mailbox_id: str) -> bool:
+        """A point read (see ``loop_reader``), no write transaction."""
         queued = await self._db.peek(
             lambda c: _one(
                 c,
@@ -156,9 +145,7 @@ class SqliteMailboxStore(_SqliteBacked, MailboxEngine):
                 (mailbox_id, MailboxJobStatus.QUEUED.value),
             )
         )
-        if queued is None:
-            return []
-        return await super().claim(mailbox_id, consumer, lease_ms, now, limit, start=start)
+        return queued is not None
 
     async def _expired_candidates(self, now: int, limit: int) -> list[tuple[str, str]]:
         rows = await self._db.run(
