@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from awaken_contract.contract.identity import RunIdentity
+from awaken_contract.errors.loop import InvalidObserverHook
 from awaken_contract.model import Phase
 from awaken_contract.profile import ProfileAccess
 from awaken_contract.registry_spec import AgentSpec
-from awaken_contract.state import KeyOf, Snapshot, StateMap
+from awaken_contract.state import KeyOf, Snapshot, StateCommand, StateMap
 
 if TYPE_CHECKING:
     from awaken_contract.actions import ToolInterceptPayload
@@ -32,13 +34,12 @@ if TYPE_CHECKING:
     from awaken_contract.contract.tool import ToolDescriptor, ToolResult
     from awaken_contract.errors import AwakenError
     from awaken_contract.registry_spec import AgentSpec, PluginConfigKey
-    from awaken_contract.state import (
-        StateCommand,
-    )
 
 __all__ = [
     "ConfigSchema",
     "InferenceRequestTransform",
+    "ObserveFn",
+    "ObserverHook",
     "PhaseContext",
     "PhaseHook",
     "PhaseHookFn",
@@ -210,7 +211,8 @@ class PhaseContext(msgspec.Struct, frozen=True, kw_only=True):
 class PhaseHook(ABC):
     """Runs at a phase; reads the context, returns the state changes it wants.
 
-    Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function.
+    Registrars also accept a plain ``async def hook(ctx) -> StateCommand`` function. A hook
+    that only observes is cheaper as an :class:`ObserverHook` (``PhaseHook.observer(fn)``).
     """
 
     waits: bool = True
@@ -229,6 +231,12 @@ class PhaseHook(ABC):
             return hook
         return _FnPhaseHook(hook, waits)
 
+    @staticmethod
+    def observer(fn: ObserveFn) -> ObserverHook:
+        """A plain (not ``async``) function of the context that returns ``None`` wrapped into an
+        :class:`ObserverHook`; an ``async`` function raises ``InvalidObserverHook``."""
+        return _FnObserverHook(fn)
+
     def runner(self) -> PhaseHookFn:
         """What the phase engine awaits for this hook: :meth:`run` (a wrapped function itself,
         one coroutine less per call)."""
@@ -236,6 +244,62 @@ class PhaseHook(ABC):
 
 
 PhaseHookFn = Callable[[PhaseContext], Awaitable["StateCommand"]]
+ObserveFn = Callable[[PhaseContext], None]
+
+
+class ObserverHook(PhaseHook):
+    """A hook that only observes: :meth:`observe` reads the context and returns ``None`` — no
+    command, no state update, no scheduled action (so no tool interception), nothing awaited.
+
+    A phase whose active hooks all observe is run without the phase engine's command
+    collection and, at ``BEFORE_TOOL_EXECUTE``, without the tool-interception path: one context
+    is built and every observer called with it, in registration order. Anywhere else
+    :meth:`run` calls :meth:`observe` and returns an empty command. An exception from
+    :meth:`observe` propagates exactly as one from a hook's ``run``; a value returned raises
+    ``InvalidObserverHook``."""
+
+    waits = False
+
+    @abstractmethod
+    def observe(self, ctx: PhaseContext) -> None:
+        """Look at ``ctx`` (return nothing)."""
+
+    def observer_fn(self) -> ObserveFn:
+        """What the loop calls for this hook: :meth:`observe` (a wrapped function itself, one
+        call less per phase)."""
+        return self.observe
+
+    def rejected(self, returned: object) -> InvalidObserverHook:
+        """The error for a call that returned ``returned`` (a coroutine is closed)."""
+        if inspect.iscoroutine(returned):
+            returned.close()  # never awaited: no "was never awaited" warning
+        problem = f"returned {type(returned).__name__} (observers return None)"
+        return InvalidObserverHook(repr(self), problem)
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        returned: object = self.observer_fn()(ctx)
+        if returned is not None:
+            raise self.rejected(returned)
+        return StateCommand()
+
+
+class _FnObserverHook(ObserverHook):
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: ObserveFn) -> None:
+        if inspect.iscoroutinefunction(fn) or isinstance(fn, PhaseHook):
+            name = getattr(fn, "__qualname__", repr(fn))
+            raise InvalidObserverHook(name, "must be a plain function returning None")
+        self._fn = fn
+
+    def observe(self, ctx: PhaseContext) -> None:
+        self._fn(ctx)
+
+    def observer_fn(self) -> ObserveFn:
+        return self._fn
+
+    def __repr__(self) -> str:
+        return f"PhaseHook.observer({getattr(self._fn, '__qualname__', self._fn)!r})"
 
 
 class _FnPhaseHook(PhaseHook):

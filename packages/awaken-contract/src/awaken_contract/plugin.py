@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from awaken_contract.hooks import (
     ConfigSchema,
     InferenceRequestTransform,
+    ObserveFn,
+    ObserverHook,
     PhaseContext,
     PhaseHook,
     PhaseHookFn,
@@ -53,6 +55,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigSchema",
     "InferenceRequestTransform",
+    "ObserveFn",
+    "ObserverHook",
     "PhaseContext",
     "PhaseHook",
     "PhaseHookFn",

@@ -9,7 +9,9 @@
 | RunEnd | ``sink.on_run_end`` with the run's metrics and outcome (``suspended`` when it parks) |
 
 A run segment opens (``sink.on_run_start``) at the first of these phases of a run (the plugin
-hooks no more phases than it needs: every hooked phase costs the loop a phase execution).
+hooks no more phases than it needs). Every hook only observes (``PhaseHook.observer``: it
+writes no state and never suspends or intercepts), so the loop calls it on one context without
+collecting commands or taking the tool-interception path.
 State is kept per run id, so concurrent runs (and a delegated run inside a tool call) never mix.
 """
 
@@ -35,7 +37,6 @@ from awaken_contract.plugin import (
     PluginDescriptor,
     PluginRegistrar,
 )
-from awaken_contract.state import StateCommand
 
 from awaken_ext_observability.metrics import AgentMetrics, RunOutcome
 from awaken_ext_observability.sink import MetricsSink, RunStart
@@ -70,7 +71,6 @@ _OUTCOMES = {
     TerminationKind.STOPPED: RunOutcome.STOPPED,
     TerminationKind.BLOCKED: RunOutcome.BLOCKED,
 }
-_EMPTY = StateCommand()
 
 
 def outcome_of(termination: TerminationReason | None) -> RunOutcome:
@@ -195,12 +195,11 @@ class ObservabilityPlugin(Plugin):
 
     def register(self, registrar: PluginRegistrar) -> None:
         pid = OBSERVABILITY_PLUGIN_ID
-        registrar.register_phase_hook(pid, Phase.AFTER_INFERENCE, self._after_inference)
-        registrar.register_phase_hook(pid, Phase.BEFORE_TOOL_EXECUTE, self._before_tool)
-        # (it records a span and never suspends: a finished tool's record may wait across it)
-        after_tool = PhaseHook.of(self._after_tool, waits=False)
-        registrar.register_phase_hook(pid, Phase.AFTER_TOOL_EXECUTE, after_tool)
-        registrar.register_phase_hook(pid, Phase.RUN_END, self._run_end)
+        observer = PhaseHook.observer
+        registrar.register_phase_hook(pid, Phase.AFTER_INFERENCE, observer(self._after_inference))
+        registrar.register_phase_hook(pid, Phase.BEFORE_TOOL_EXECUTE, observer(self._before_tool))
+        registrar.register_phase_hook(pid, Phase.AFTER_TOOL_EXECUTE, observer(self._after_tool))
+        registrar.register_phase_hook(pid, Phase.RUN_END, observer(self._run_end))
 
     def open_runs(self) -> int:
         """Run segments currently open (a diagnostic: 0 once every run has ended)."""
@@ -241,7 +240,7 @@ class ObservabilityPlugin(Plugin):
         return segment
 
     # ------------------------------------------------------------------ hooks
-    async def _after_inference(self, ctx: PhaseContext) -> StateCommand:
+    def _after_inference(self, ctx: PhaseContext) -> None:
         duration_ms = ctx.inference_duration_ms or 0
         segment = self._segment(ctx, duration_ms)
         now = time.perf_counter_ns()
@@ -297,9 +296,8 @@ class ObservabilityPlugin(Plugin):
                 )
         segment.metrics.inferences.append(span)
         self.sink.on_inference(span)
-        return _EMPTY
 
-    async def _before_tool(self, ctx: PhaseContext) -> StateCommand:
+    def _before_tool(self, ctx: PhaseContext) -> None:
         segment = self._segment(ctx)
         call_id = ctx.tool_call_id or ""
         now = time.perf_counter_ns()
@@ -319,12 +317,11 @@ class ObservabilityPlugin(Plugin):
             )
             segment.metrics.suspensions.append(span)
             self.sink.on_suspension(span)
-        return _EMPTY
 
-    async def _after_tool(self, ctx: PhaseContext) -> StateCommand:
+    def _after_tool(self, ctx: PhaseContext) -> None:
         result = ctx.tool_result
         if result is None:
-            return _EMPTY
+            return
         segment = self._segment(ctx)
         call_id = ctx.tool_call_id or ""
         now = time.perf_counter_ns()
@@ -373,9 +370,8 @@ class ObservabilityPlugin(Plugin):
             )
             segment.metrics.delegations.append(delegation)
             self.sink.on_delegation(delegation)
-        return _EMPTY
 
-    async def _run_end(self, ctx: PhaseContext) -> StateCommand:
+    def _run_end(self, ctx: PhaseContext) -> None:
         run_id = ctx.run_identity.run_id
         segment = self._runs.get(run_id) or self._open(ctx)
         del self._runs[run_id]
@@ -388,4 +384,3 @@ class ObservabilityPlugin(Plugin):
             while len(self._parked) > _MAX_PARKED:
                 self._parked.popitem(last=False)
         self.sink.on_run_end(metrics)
-        return _EMPTY

@@ -43,6 +43,7 @@ from awaken_contract.errors.inference import (
 from awaken_contract.errors.loop import (
     AgentLoopError,
     InferenceFailed,
+    InvalidObserverHook,
     InvalidResume,
     LoopStorageFailed,
     OutputValidationFailed,
@@ -128,6 +129,7 @@ __all__ = [
     "InferenceTimeout",
     "InvalidArguments",
     "InvalidId",
+    "InvalidObserverHook",
     "InvalidOutputSchema",
     "InvalidPluginConfig",
     "InvalidRemoteEndpointConfig",

@@ -32,6 +32,18 @@ class PhaseError(AgentLoopError):
         super().__init__(f"phase error: {error}")
 
 
+class InvalidObserverHook(AgentLoopError, TypeError):
+    """An observer hook (:class:`~awaken_contract.hooks.ObserverHook`) that is not one: an
+    ``async`` function given to ``PhaseHook.observer`` (rejected when it is wrapped), or an
+    ``observe`` that returned something (raised where the hook ran). A hook that changes state
+    is a plain ``PhaseHook``."""
+
+    def __init__(self, hook: str, problem: str) -> None:
+        self.hook = hook
+        self.problem = problem
+        super().__init__(f"observer hook {hook} {problem}")
+
+
 class OutputValidationFailed(AgentLoopError):
     """The model's final answer still did not match the agent's output schema after the
     configured retries (``output_schema.max_retries``)."""

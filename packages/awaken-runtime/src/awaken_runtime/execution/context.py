@@ -24,6 +24,7 @@ from awaken_contract.registry_spec import AgentSpec
 from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.executor import ToolExecutor
 from awaken_runtime.phase.engine import PhaseRuntime
+from awaken_runtime.phase.immediate import ObservingPhase
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
 from awaken_runtime.run_journal import ToolJournal
@@ -49,6 +50,8 @@ class ToolContext(msgspec.Struct, frozen=True, kw_only=True, eq=False):
     canceller: RunCanceller
     hooks: Mapping[Phase, Sequence[TaggedPhaseHook]]
     """The active hooks per phase (``ResolvedAgent.active_phase_hooks``)."""
+    observing: Mapping[Phase, ObservingPhase] = msgspec.field(default_factory=dict)
+    """The phases whose hooks all only observe (``ResolvedAgent.observing_phase_hooks``)."""
     token: CancellationToken | None = None
     profile_store: ProfileStore | None = None
     descriptors: Sequence[ToolDescriptor] = ()

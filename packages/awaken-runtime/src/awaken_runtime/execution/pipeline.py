@@ -62,6 +62,8 @@ from awaken_runtime.execution.intercept import (
     gate,
     intercept,
     may_intercept,
+    observe_before,
+    observes_before,
 )
 from awaken_runtime.execution.resume import cancelled_text, prepare_resume, replace_tool_message
 from awaken_runtime.run_journal import interrupted_ticket
@@ -86,6 +88,7 @@ _REPLAY_TOOL_CALL = ToolCallResumeMode.REPLAY_TOOL_CALL
 _RESUMING = ToolCallStatus.RESUMING
 _OUTCOME_SUSPENDED = ToolCallOutcome.SUSPENDED
 _AFTER_TOOL_EXECUTE = Phase.AFTER_TOOL_EXECUTE
+_BEFORE_TOOL_EXECUTE = Phase.BEFORE_TOOL_EXECUTE
 
 _STATUS_OF = {
     ToolCallOutcome.SUCCEEDED: ToolCallStatus.SUCCEEDED,
@@ -123,7 +126,14 @@ class ToolPipeline:
                     return None, True
                 if resumed is not None:
                     continue
-            decision = await intercept(self.ctx, call, None) if may_intercept(self.ctx) else None
+            host = self.ctx
+            if may_intercept(host):
+                decision = await intercept(host, call, None)
+            else:  # BeforeToolExecute's observers (if any) run in place
+                observing = host.observing.get(_BEFORE_TOOL_EXECUTE)
+                decision = (
+                    None if observing is None else observe_before(host, observing, call, None)
+                )
             if decision is not None:
                 outcome = await self._apply(call, decision, None)
                 if isinstance(decision, InterceptBlock):
@@ -175,7 +185,12 @@ class ToolPipeline:
                 rest = list(calls[index:])  # re-checked once the allowed calls committed
                 break
             if decision is None:
-                decision = await before_execute(self.ctx, call, None)
+                observing = observes_before(host)
+                decision = (
+                    observe_before(host, observing, call, None)
+                    if observing is not None
+                    else await before_execute(host, call, None)
+                )
             if decision is None:
                 allowed.append(call)
                 continue
@@ -425,9 +440,13 @@ class ToolPipeline:
         after_hooks = host.hooks_for(_AFTER_TOOL_EXECUTE) if run_after_hooks else None
         if after_hooks:
             ctx = host.phase_ctx(_AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state))
-            after = await host.phase.collect_commands(env, ctx, after_hooks)
-            if not after.is_empty:
-                command.extend(after)
+            observing = host.observing.get(_AFTER_TOOL_EXECUTE)
+            if observing is not None:  # nothing to collect
+                observing.observe(ctx)
+            else:
+                after = await host.phase.collect_commands(env, ctx, after_hooks)
+                if not after.is_empty:
+                    command.extend(after)
         resuming = state is not None and state.status is _RESUMING
         sink = host.sink
         if sink.wants_events:

@@ -57,12 +57,18 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     store = run.store
     phase = run.phase
     env = run.env
-    # BeforeInference: hooks (no conflict fallback), then this phase's actions.
+    # BeforeInference: hooks (no conflict fallback; observers alone: nothing to collect), then
+    # this phase's actions.
     before = run.hooks.get(_BEFORE_INFERENCE)
     if before:
-        command = await phase.collect_commands(env, run.phase_ctx(_BEFORE_INFERENCE), before)
-        if not command.is_empty:
-            await phase.submit_command(env, command)
+        ctx = run.phase_ctx(_BEFORE_INFERENCE)
+        observing = run.pipeline.ctx.observing.get(_BEFORE_INFERENCE)
+        if observing is not None:
+            observing.observe(ctx)
+        else:
+            command = await phase.collect_commands(env, ctx, before)
+            if not command.is_empty:
+                await phase.submit_command(env, command)
     if store.read_raw(_PENDING_ACTIONS):
         await phase.run_execute_loop(env, run.phase_ctx(_BEFORE_INFERENCE))
     termination = run.check_termination()

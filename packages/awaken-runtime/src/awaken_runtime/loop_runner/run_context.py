@@ -380,6 +380,7 @@ class LoopContext:
                 profile_store=self.params.profile_store,
                 descriptors=self.descriptors,
                 hooks=self.hooks,
+                observing=agent.observing_phase_hooks(),
                 journal=(
                     ToolJournal(
                         self.journal,

@@ -7,6 +7,10 @@ snapshot the hook read) and EXECUTE then finds nothing of its own to do. Otherwi
 busy, actions queued, or more hooks at the phase — the phase runs through
 ``PhaseRuntime.run_phase`` as before, where :meth:`ImmediatePhaseHook.run` wraps the same
 updates in a command.
+
+A phase whose active hooks all only observe (:class:`~awaken_contract.plugin.ObserverHook`)
+runs the same way, as one :class:`ObservingPhase`: an immediate hook whose updates are always
+``None`` and that calls every observer, in registration order, on the one context.
 """
 
 from __future__ import annotations
@@ -16,13 +20,19 @@ from collections.abc import Mapping, Sequence
 
 from awaken_contract.errors import StateCancelled
 from awaken_contract.model import PendingScheduledActions, Phase
-from awaken_contract.plugin import PhaseContext, PhaseHook
+from awaken_contract.plugin import ObserverHook, PhaseContext, PhaseHook
 from awaken_contract.state import MutationBatch, Snapshot, StateCommand
 
 from awaken_runtime.phase.engine import PhaseRuntime
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
 
-__all__ = ["ImmediatePhaseHook", "immediate_hooks", "run_immediately"]
+__all__ = [
+    "ImmediatePhaseHook",
+    "ObservingPhase",
+    "immediate_hooks",
+    "observing_phases",
+    "run_immediately",
+]
 
 _PENDING = PendingScheduledActions.KEY
 
@@ -47,11 +57,46 @@ class ImmediatePhaseHook(PhaseHook):
         return StateCommand() if batch is None else StateCommand(patch=batch)
 
 
+class ObservingPhase(ImmediatePhaseHook):
+    """The observers of a phase whose active hooks all observe, run as one immediate hook."""
+
+    __slots__ = ("_calls", "observers")
+
+    def __init__(self, observers: Sequence[ObserverHook]) -> None:
+        self.observers = tuple(observers)
+        self._calls = tuple((o, o.observer_fn()) for o in self.observers)
+
+    def updates(self, ctx: PhaseContext) -> MutationBatch | None:
+        self.observe(ctx)
+        return None
+
+    def observe(self, ctx: PhaseContext) -> None:
+        """Call every observer with ``ctx``, in registration order (an exception propagates
+        at once, as from a phase's hooks awaited in turn)."""
+        for hook, observe in self._calls:
+            returned: object = observe(ctx)
+            if returned is not None:
+                raise hook.rejected(returned)
+
+
+def observing_phases(
+    hooks: Mapping[Phase, Sequence[TaggedPhaseHook]],
+) -> dict[Phase, ObservingPhase]:
+    """The phases whose active hooks all observe, with their observers."""
+    found: dict[Phase, ObservingPhase] = {}
+    for phase, tagged in hooks.items():
+        observers = [t.hook for t in tagged if isinstance(t.hook, ObserverHook)]
+        if observers and len(observers) == len(tagged):
+            found[phase] = ObservingPhase(observers)
+    return found
+
+
 def immediate_hooks(
     hooks: Mapping[Phase, Sequence[TaggedPhaseHook]],
 ) -> dict[Phase, ImmediatePhaseHook]:
-    """The phases whose only active hook is immediate, with that hook."""
-    found: dict[Phase, ImmediatePhaseHook] = {}
+    """The phases whose only active hook is immediate, with that hook, and those whose hooks
+    all observe, with their :class:`ObservingPhase`."""
+    found: dict[Phase, ImmediatePhaseHook] = dict(observing_phases(hooks))
     for phase, tagged in hooks.items():
         if len(tagged) == 1:
             hook = tagged[0].hook

@@ -22,7 +22,12 @@ from awaken_runtime.execution.executor import (
     ToolExecutor,
     executor_for_mode,
 )
-from awaken_runtime.phase.immediate import ImmediatePhaseHook, immediate_hooks
+from awaken_runtime.phase.immediate import (
+    ImmediatePhaseHook,
+    ObservingPhase,
+    immediate_hooks,
+    observing_phases,
+)
 from awaken_runtime.plugins.env import ExecutionEnv
 from awaken_runtime.plugins.loop_actions import LoopActionHandlersPlugin
 from awaken_runtime.plugins.registrar import TaggedPhaseHook
@@ -152,6 +157,13 @@ class ResolvedAgent:
         assert self._hooks is not None
         return self._hooks.immediate
 
+    def observing_phase_hooks(self) -> Mapping[Phase, ObservingPhase]:
+        """The phases whose active hooks all only observe, with their observers; cached like
+        :meth:`active_phase_hooks`."""
+        self.active_phase_hooks()
+        assert self._hooks is not None
+        return self._hooks.observing
+
     def copy(self) -> ResolvedAgent:
         """A shallow copy whose tool map can be changed independently (the descriptor cache is
         kept: resolving an agent per run does not rebuild its tools' descriptors)."""
@@ -180,7 +192,7 @@ class ResolvedAgent:
 class _ActiveHooks:
     """:meth:`ResolvedAgent.active_phase_hooks` of one (env, spec) pair."""
 
-    __slots__ = ("by_phase", "env", "immediate", "spec")
+    __slots__ = ("by_phase", "env", "immediate", "observing", "spec")
 
     def __init__(self, env: ExecutionEnv, spec: AgentSpec) -> None:
         self.env = env
@@ -193,6 +205,7 @@ class _ActiveHooks:
                 by_phase[phase] = kept
         self.by_phase = by_phase
         self.immediate = immediate_hooks(by_phase)
+        self.observing = observing_phases(by_phase)
 
 
 def default_plugins(agent: ResolvedAgent | AgentSpec) -> list[Plugin]:
