@@ -61,7 +61,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     # this phase's actions.
     before = run.hooks.get(_BEFORE_INFERENCE)
     if before:
-        ctx = run.phase_ctx(_BEFORE_INFERENCE)
+        ctx = run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE)
         observing = run.pipeline.ctx.observing.get(_BEFORE_INFERENCE)
         if observing is not None:
             observing.observe(ctx)
@@ -70,7 +70,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
             if not command.is_empty:
                 await phase.submit_command(env, command)
     if store.read_raw(_PENDING_ACTIONS):
-        await phase.run_execute_loop(env, run.phase_ctx(_BEFORE_INFERENCE))
+        await phase.run_execute_loop(env, run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE))
     termination = run.check_termination()
     tool_filter = store.read(ToolFilterKey)
     step_overrides = store.read(InferenceOverrideKey)

@@ -23,6 +23,7 @@ from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
 from awaken_contract.errors import (
     AwakenError,
@@ -34,7 +35,6 @@ from awaken_contract.errors import (
 )
 from awaken_contract.ids import now_ms, now_secs
 from awaken_contract.model import PendingScheduledActions, Phase
-from awaken_contract.plugin import PhaseContext
 from awaken_contract.registry_spec import AgentSpec
 from awaken_contract.runtime import AgentRunResult, DecisionBatch
 from awaken_contract.state import MutationBatch, PersistedState
@@ -105,7 +105,6 @@ class LoopContext:
         "pending_decisions",
         "persists",
         "phase",
-        "phase_ctx",
         "pipeline",
         "record",
         "resume",
@@ -138,7 +137,8 @@ class LoopContext:
             loop_start_ms=now_ms(),
             base_steps=self.clock.base,
         )
-        self.pending_decisions: DecisionBatch = []
+        self.pending_decisions: tuple[tuple[str, ToolCallResume], ...] = ()
+        """Decisions collected while waiting (a tuple: no list per run until one arrives)."""
         self.output = OutputState()
         # The run's fixed parts, read as plain attributes on the hot path.
         self.phase: PhaseRuntime = params.runtime
@@ -169,8 +169,6 @@ class LoopContext:
         self.descriptors: list[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
-        self.phase_ctx: Callable[..., PhaseContext]
-        """A context for a phase over the current snapshot (``ToolContext.phase_ctx``)."""
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
@@ -248,7 +246,7 @@ class LoopContext:
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        ctx = self.phase_ctx(phase, with_token=with_token, **extra)
+        ctx = self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
         if immediate is not None and run_immediately(self.phase, immediate, ctx):
             if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
                 await self.phase.run_execute_loop(self.env, ctx)
@@ -394,7 +392,6 @@ class LoopContext:
                 ),
             )
         )
-        self.phase_ctx = pipeline.ctx.phase_ctx
 
     def apply_handoff(self) -> TerminationReason | None:
         """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""

@@ -66,8 +66,9 @@ class StateStore:
         self._snapshot = Snapshot(0, StateMap(self._values))
         self._regs: dict[str, KeyRegistration] = {}
         self._regs_shared = False
-        self._plugins: dict[type[Plugin], list[str]] = {}
-        self._hooks: list[CommitHook] = []
+        # (created on first use: a run's store usually installs no plugin and no hook)
+        self._plugins: dict[type[Plugin], list[str]] | None = None
+        self._hooks: list[CommitHook] | None = None
 
     @classmethod
     def sharing(cls, registrations: dict[str, KeyRegistration]) -> StateStore:
@@ -144,6 +145,8 @@ class StateStore:
 
     def add_commit_hook(self, hook: CommitHook) -> None:
         """Call ``hook`` after every non-empty commit."""
+        if self._hooks is None:
+            self._hooks = []
         self._hooks.append(hook)
 
     # ------------------------------------------------------------------ plugins
@@ -158,6 +161,8 @@ class StateStore:
             plugin = plugin()
         plugin_type = type(plugin)
         name = plugin.descriptor().name
+        if self._plugins is None:
+            self._plugins = {}
         if plugin_type in self._plugins:
             raise PluginAlreadyInstalled(name)
         registrar = RuntimePluginRegistrar(name)
@@ -174,7 +179,8 @@ class StateStore:
     def uninstall_plugin(self, plugin: Plugin | type[Plugin]) -> None:
         """Clear the plugin's keys (unless ``retain_on_uninstall``) and unregister them."""
         plugin_type = plugin if isinstance(plugin, type) else type(plugin)
-        owned = self._plugins.get(plugin_type)
+        plugins = self._plugins or {}
+        owned = plugins.get(plugin_type)
         if owned is None:
             raise PluginNotInstalled(plugin_type.__name__)
         batch = MutationBatch(self._snapshot.revision)
@@ -187,7 +193,7 @@ class StateStore:
         regs = self._own_regs()
         for name in owned:
             del regs[name]
-        del self._plugins[plugin_type]
+        del plugins[plugin_type]
 
     # ------------------------------------------------------------------ commit
 
@@ -229,9 +235,10 @@ class StateStore:
         revision = snap.revision + 1
         new = self._snapshot = Snapshot(revision, StateMap(values))
         self._values = values
-        if self._hooks:
+        hooks = self._hooks
+        if hooks:
             event = CommitEvent(snap.revision, revision, len(ops), new)
-            for hook in self._hooks:
+            for hook in hooks:
                 hook(event)
         return revision
 
