@@ -110,13 +110,12 @@ _PHASE_RUNTIME_KEYS = (
 )
 
 
-async def _run_in_turn(hooks: Sequence[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
-    """Every hook's command, each hook awaited in turn on the same frozen snapshot.
-
-    Hooks only read ``ctx`` (its snapshot is immutable) and return commands, so running them one
-    after the other gives the commands a concurrent ``gather`` would, without a task per hook;
-    the commands are merged (and conflicts detected) afterwards exactly as before."""
-    return [await h.run(ctx) for h in hooks]
+# Hooks run in turn: each hook awaited after the other on the same frozen snapshot. Hooks only
+# read ``ctx`` (its snapshot is immutable) and return commands, so running them one after the
+# other gives the commands a concurrent ``gather`` would, without a task per hook; the commands
+# are merged (and conflicts detected) afterwards exactly as before. The loops are written out
+# in ``collect_commands`` and ``_gather`` (no helper coroutine, no async comprehension: two
+# coroutines less per phase), and a command's emptiness is tested on its fields in place.
 
 
 class _RunMutex:
@@ -239,13 +238,15 @@ class PhaseRuntime:
         snap = self.store.snapshot()
         if ctx.snapshot is not snap:
             ctx = ctx.with_snapshot(snap)
-        commands = await _run_in_turn(hooks, ctx)
+        commands: list[StateCommand] = []
+        for hook in hooks:
+            commands.append(await hook.run(ctx))
         strategy = self.store.strategy
         for command in commands:
             patch = command.patch
             if patch.base_revision is None:
-                if command.is_empty:
-                    continue  # merging it changes nothing
+                if not (patch.ops or command.scheduled_actions or command.effects):
+                    continue  # an empty command: merging it changes nothing
                 patch.base_revision = snap.revision
             merged.merge_parallel(command, strategy)
         return merged
@@ -378,13 +379,16 @@ class PhaseRuntime:
             return await self._submit_effects(env, command)
 
         report = EffectReport()
-        results = await _run_in_turn(hooks, ctx)
+        results: list[StateCommand] = []
+        for hook in hooks:
+            results.append(await hook.run(ctx))
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
-            if command.is_empty:
-                continue
-            if command.patch.base_revision is None:
-                command.patch.base_revision = snap.revision
+            patch = command.patch
+            if not (patch.ops or command.scheduled_actions or command.effects):
+                continue  # empty
+            if patch.base_revision is None:
+                patch.base_revision = snap.revision
             commands.append((index, command))
         if not commands:
             return report
