@@ -47,7 +47,7 @@ from awaken_runtime.execution.resume import prepare_resume
 from awaken_runtime.loop_runner.finish import finish
 from awaken_runtime.loop_runner.inference import CONTINUATION_PROMPT, inference_phase
 from awaken_runtime.loop_runner.params import AgentLoopParams
-from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult
+from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome
 from awaken_runtime.loop_runner.suspension import drain_inbox, suspend_and_wait
 from awaken_runtime.loop_runner.tools import tools_phase
 
@@ -175,6 +175,7 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
                         outcome, termination = await tools_phase(run, inferred)
                     else:
                         outcome, termination = inferred
+                    del inferred  # the step's result is not kept alive through the next one
         if outcome is not _CONTINUE and run.journal is not None:
             await run.journal.flush_held()  # only a continuing step goes to its checkpoint
         if outcome is _SUSPENDED:

@@ -36,7 +36,7 @@ from awaken_contract.errors import (
 from awaken_contract.ids import now_ms, now_secs
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.registry_spec import AgentSpec
-from awaken_contract.runtime import AgentRunResult, DecisionBatch
+from awaken_contract.runtime import AgentRunResult
 from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
@@ -166,7 +166,7 @@ class LoopContext:
         self.immediate: Mapping[Phase, ImmediatePhaseHook]
         """The phases whose only active hook runs in place (``phase.immediate``)."""
         self.tools: dict[str, Tool]
-        self.descriptors: list[ToolDescriptor]
+        self.descriptors: Sequence[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
         self.system_message: Message | None = None
@@ -343,7 +343,7 @@ class LoopContext:
                 tools[descriptor.id] = FrontEndTool(descriptor)
         self.tools = tools
         self.descriptors = (
-            agent.tool_descriptors()
+            agent.shared_tool_descriptors()
             if tools is agent.tools
             else sorted((t.descriptor() for t in tools.values()), key=lambda d: d.id)
         )
@@ -362,7 +362,7 @@ class LoopContext:
         self.system_message = (
             Message(role=_SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
-        self.pipeline = pipeline = ToolPipeline(
+        self.pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
                 env=agent.env,
