@@ -71,7 +71,8 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
     run = LoopContext(params)
     logged = enter_run(params.run_identity)  # log lines of the run carry its ids
     try:
-        await run.open_journal()
+        if params.checkpoint_store is not None:  # (a run without one records no journal)
+            await run.open_journal()
         agent = run.resolve()
         run.base_agent = agent
         run.activate(agent)

@@ -378,7 +378,6 @@ class PhaseRuntime:
                 return None
             return await self._submit_effects(env, command)
 
-        report = EffectReport()
         results: list[StateCommand] = []
         for hook in hooks:
             results.append(await hook.run(ctx))
@@ -391,7 +390,8 @@ class PhaseRuntime:
                 patch.base_revision = snap.revision
             commands.append((index, command))
         if not commands:
-            return report
+            return None  # nothing submitted
+        report = EffectReport()
 
         exclusive = self._exclusive_keys(commands)
         if not self._has_conflict(exclusive):
