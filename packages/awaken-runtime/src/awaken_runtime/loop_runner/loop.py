@@ -64,6 +64,7 @@ _NATURAL_END = StepOutcome.NATURAL_END
 _RUN_START = Phase.RUN_START
 _STEP_START = Phase.STEP_START
 _KIND_SUSPENDED = TerminationKind.SUSPENDED
+_TOOL_CALL_STATES = ToolCallStatesKey.KEY
 
 
 async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
@@ -153,7 +154,7 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         run.step_open = True
         if run.sink.wants_events:
             await run.emit(StepStart(message_id=new_id()))
-        if store.read(ToolCallStatesKey) is not None:
+        if store.values.get(_TOOL_CALL_STATES) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         # The step itself (in place: one coroutine less per run).
         outcome: StepOutcome

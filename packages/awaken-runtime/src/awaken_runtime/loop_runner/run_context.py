@@ -70,6 +70,7 @@ __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
+_LIFECYCLE = RunLifecycleKey.KEY
 
 # Enum members read on the hot path, as module constants: on Python 3.11 every
 # ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
@@ -235,7 +236,7 @@ class LoopContext:
         """
         hooks = self.hooks.get(phase)
         immediate = self.immediate.get(phase)
-        if not self.store.read_raw(_PENDING_ACTIONS) and (
+        if not self.store.values.get(_PENDING_ACTIONS) and (
             not hooks
             or (
                 immediate is not None
@@ -256,7 +257,7 @@ class LoopContext:
     def phase_has_work(self, phase: Phase) -> bool:
         """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
         checks the cancellation (callers skip the await when that was just checked)."""
-        return phase in self.hooks or bool(self.store.read_raw(_PENDING_ACTIONS))
+        return phase in self.hooks or bool(self.store.values.get(_PENDING_ACTIONS))
 
     async def observe_phase(self, phase: Phase, **extra: Any) -> None:
         """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
@@ -300,7 +301,7 @@ class LoopContext:
 
     def check_termination(self) -> TerminationReason | None:
         """A termination requested through the lifecycle (done, or waiting on decisions)."""
-        lifecycle = self.store.read(RunLifecycleKey)
+        lifecycle: RunLifecycleState | None = self.store.values.get(_LIFECYCLE)
         if lifecycle is None:
             return None
         if lifecycle.status is _DONE:

@@ -202,7 +202,7 @@ class PhaseRuntime:
             effects = await self._gather(env, ctx, hooks) if hooks else None
             if token is not None and token.is_cancelled:
                 raise StateCancelled()
-            if self.store.read_raw(_PENDING):
+            if self.store.values.get(_PENDING):
                 report = await self._execute(env, ctx)
             else:
                 report = PhaseRunReport(ctx.phase, rounds=1)  # nothing queued: one empty round
