@@ -118,16 +118,16 @@ _PHASE_RUNTIME_KEYS = (
 # coroutines less per phase), and a command's emptiness is tested on its fields in place.
 
 
-class _RunMutex:
+class _RunMutex(msgspec.Struct, eq=False):
     """``asyncio.Lock`` semantics (FIFO hand-over, cancellation safe), taken without an
     await when free: the engine takes it several times per step (``if not
-    lock.try_acquire(): await lock.acquire()``, then ``lock.release()``)."""
+    lock.try_acquire(): await lock.acquire()``, then ``lock.release()``).
 
-    __slots__ = ("_waiters", "locked")
+    A msgspec struct: untracked by the garbage collector until contended (its waiters' deque
+    is made then)."""
 
-    def __init__(self) -> None:
-        self.locked = False
-        self._waiters: deque[asyncio.Future[None]] | None = None  # made when contended
+    locked: bool = False
+    _waiters: deque[asyncio.Future[None]] | None = None  # made when contended
 
     def try_acquire(self) -> bool:
         """Take the lock when it is free (no await); ``False`` when it is held."""
