@@ -150,7 +150,7 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         blocked = run.apply_handoff()
         if blocked is not None:
             return blocked
-        run.steps += 1
+        run.clock.steps += 1  # (the clock itself: no property call)
         run.step_open = True
         if run.sink.wants_events:
             await run.emit(StepStart(message_id=new_id()))

@@ -42,6 +42,7 @@ from awaken_contract.state import MutationBatch, PersistedState
 from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.pipeline import ToolPipeline
+from awaken_runtime.extensions.handoff.state import ActiveAgentIdKey
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
 from awaken_runtime.loop_runner.history import last_assistant_text
@@ -71,6 +72,7 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 _LIFECYCLE = RunLifecycleKey.KEY
+_ACTIVE_AGENT = ActiveAgentIdKey.KEY
 
 # Enum members read on the hot path, as module constants: on Python 3.11 every
 # ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
@@ -396,6 +398,8 @@ class LoopContext:
 
     def apply_handoff(self) -> TerminationReason | None:
         """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""
+        if self.agent is self.base_agent and self.store.values.get(_ACTIVE_AGENT) is None:
+            return None  # no handoff asked for and none to undo (handoff_target's None)
         target = handoff_target(self.store.snapshot(), self.base_agent.spec.id, self.spec.id)
         if target is None:
             return None
