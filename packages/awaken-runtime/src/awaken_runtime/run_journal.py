@@ -16,10 +16,9 @@ records of those calls. See docs/durability.md and ADR 0017.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
 
 from awaken_contract.contract.checkpoint_writer import CheckpointWriter, StepCheckpoint
-from awaken_contract.contract.event import AgentEvent, AnyAgentEvent
+from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult
@@ -121,7 +120,7 @@ class StepJournal:
 
     def record_event(self, event: AgentEvent) -> None:
         """Buffer an event (written with the next flush or checkpoint)."""
-        self._buffer.append(EventRecord(event=cast(AnyAgentEvent, event)))
+        self._buffer.append(EventRecord(event))  # type: ignore[arg-type]  # (no cast call)
 
     def record_inference(
         self, step_index: int, request: InferenceRequest, result: StreamResult

@@ -491,18 +491,28 @@ class LoopContext:
         )
         journal = self.journal
         try:
-            if journal is not None and isinstance(target, JournaledThreadRunStore):
+            if journal is not None:  # (open_journal: the target keeps journals)
+                first = False
                 for event in events:
                     journal.record_event(event)
-                    if isinstance(event, RunStart) and self._attempt is not None:
-                        # its seq is skipped once the run_start before it was sent (deliver)
-                        journal.record_attempt(self._attempt, skip_seq=False)
-                        self._attempt = None
-                        self._owed_skip = True
-                step = StepCheckpoint(self.identity.thread_id, self.messages, record, [])
-                step.first = any(isinstance(event, RunStart) for event in events)
-                step.termination, step.response = termination, response
-                writer = self.params.request.checkpoint_writer if self.params.request else None
+                    if isinstance(event, RunStart):
+                        first = True
+                        if self._attempt is not None:
+                            # its seq is skipped once the run_start before it was sent (deliver)
+                            journal.record_attempt(self._attempt, skip_seq=False)
+                            self._attempt = None
+                            self._owed_skip = True
+                step = StepCheckpoint(
+                    self.identity.thread_id,
+                    self.messages,
+                    record,
+                    [],
+                    first=first,
+                    termination=termination,
+                    response=response,
+                )
+                request = self.params.request
+                writer = request.checkpoint_writer if request is not None else None
                 await journal.checkpoint(target, step, writer)
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
