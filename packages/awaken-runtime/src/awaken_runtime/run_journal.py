@@ -234,13 +234,15 @@ class JournalingSink(EventSink):
         self.journal = journal
         # As the wrapped sink: nobody reads a snapshot the run's own consumer does not want.
         self.wants_state_snapshots = inner.wants_state_snapshots
+        self._forwards = inner.wants_events
+        """False: the run's own sink drops every event (only the journal records them)."""
 
     async def emit(self, event: AgentEvent) -> None:
         journal = self.journal
         journal.record_event(event)
         if journal.holding:
             journal.hold(event)
-        else:
+        elif self._forwards:
             await self.inner.emit(event)
 
     async def close(self) -> None:

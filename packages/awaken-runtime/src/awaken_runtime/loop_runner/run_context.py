@@ -195,7 +195,9 @@ class LoopContext:
                 self.resume = await load_resume_point(store, run_id, self.params.messages)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
-        self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
+        sink = self.params.sink
+        # (a sink that drops every event gets none, and no seq skips, from the journal)
+        self.journal = StepJournal(store, run_id, last_seq, sink if sink.wants_events else None)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self.sink = JournalingSink(self.params.sink, self.journal)
         self.emit = self.sink.emit
@@ -270,7 +272,9 @@ class LoopContext:
 
     async def deliver(self, event: AgentEvent) -> None:
         """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
-        await (self.params.sink if self.journal is not None else self.sink).emit(event)
+        sink = self.params.sink if self.journal is not None else self.sink
+        if sink.wants_events:
+            await sink.emit(event)
         if self._owed_skip and isinstance(event, RunStart):
             self._owed_skip = False
             self.params.sink.skip_seq(1)  # the attempt record journaled after it
@@ -513,7 +517,7 @@ class LoopContext:
                 )
                 request = self.params.request
                 writer = request.checkpoint_writer if request is not None else None
-                await journal.checkpoint(target, step, writer)
+                await journal.checkpoint(journal.store, step, writer)
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:
