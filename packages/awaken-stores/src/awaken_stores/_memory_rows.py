@@ -65,7 +65,7 @@ class EntryBatch(msgspec.Struct, frozen=True, gc=False):
 
     run_id: str
     first_seq: int
-    count: int
+    last_seq: int
     created_at: int
     data: bytes
 
@@ -74,12 +74,13 @@ class EntryBatch(msgspec.Struct, frozen=True, gc=False):
         """The batch storing ``entries`` (whose records are ``records``, in order;
         ``SerializationError`` when one cannot be stored)."""
         first = entries[0]
-        return cls(first.run_id, first.seq, len(entries), first.created_at, encode(records))
+        last = first.seq + len(entries) - 1
+        return cls(first.run_id, first.seq, last, first.created_at, encode(records))
 
     @property
-    def last_seq(self) -> int:
-        """The seq of the batch's last entry."""
-        return self.first_seq + self.count - 1
+    def count(self) -> int:
+        """How many entries the batch holds."""
+        return self.last_seq - self.first_seq + 1
 
 
 def _join(parts: Iterable[bytes]) -> bytes:
@@ -109,12 +110,12 @@ def read_batches(
     entries: list[JournalEntry] = []
     at = 0
     for batch in tail:
-        run_id, seq, stamp = batch.run_id, batch.first_seq, batch.created_at
+        run_id, stamp, count = batch.run_id, batch.created_at, batch.count
         entries.extend(
-            JournalEntry(run_id, seq + i, stamp, record)
-            for i, record in enumerate(records[at : at + batch.count])
+            JournalEntry(run_id, seq, stamp, record)
+            for seq, record in enumerate(records[at : at + count], batch.first_seq)
         )
-        at += batch.count
+        at += count
     return select_entries(entries, max(after_seq - tail[0].first_seq + 1, 0), kinds, limit)
 
 

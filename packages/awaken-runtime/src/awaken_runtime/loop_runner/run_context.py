@@ -273,8 +273,9 @@ class LoopContext:
     async def deliver(self, event: AgentEvent) -> None:
         """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
         sink = self.params.sink if self.journal is not None else self.sink
-        if sink.wants_events:
-            await sink.emit(event)
+        if not sink.wants_events:
+            return  # (it drops every event)
+        await sink.emit(event)
         if self._owed_skip and isinstance(event, RunStart):
             self._owed_skip = False
             self.params.sink.skip_seq(1)  # the attempt record journaled after it
