@@ -43,8 +43,7 @@ def entries_after(
         raise VersionConflict(expected_last_seq, last_seq)
     stamp = now_ms() if now is None else now
     return [
-        JournalEntry(run_id, seq, stamp, record)
-        for seq, record in enumerate(records, last_seq + 1)
+        JournalEntry(run_id, seq, stamp, record) for seq, record in enumerate(records, last_seq + 1)
     ]
 
 

@@ -104,9 +104,7 @@ def read_batches(
     if first == len(batches) or (limit is not None and limit <= 0):
         return []
     tail = batches[first:]
-    records: list[JournalRecord] = decode(
-        _join(b.data[1:-1] for b in tail), list[JournalRecord]
-    )
+    records: list[JournalRecord] = decode(_join(b.data[1:-1] for b in tail), list[JournalRecord])
     entries: list[JournalEntry] = []
     at = 0
     for batch in tail:

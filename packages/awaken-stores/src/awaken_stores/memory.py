@@ -253,8 +253,7 @@ class InMemoryStore(LocalJobCheckpoints):
     async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
         now = _now_secs() if now_secs is None else now_secs
         summaries = [
-            RunSummary(r.run_id, r.thread_id, r.status, r.updated_at)
-            for r in self._runs.values()
+            RunSummary(r.run_id, r.thread_id, r.status, r.updated_at) for r in self._runs.values()
         ]
         report = PruneReport()
         for run_id in select_prunable(summaries, policy, now):
