@@ -176,13 +176,13 @@ class InMemoryStore(LocalJobCheckpoints):
     ) -> list[JournalEntry]:
         # Everything that can fail (the fence, the encodes) runs before the first write, so a
         # failure leaves the previous state untouched; nothing awaits, so no reader sees half.
-        run_id = run.run_id
-        entries, batch = self._stage_entries(run_id, records, expected_last_seq)
+        run_id, now = run.run_id, now_ms()  # (one stamp: the entries and the thread)
+        entries, batch = self._stage_entries(run_id, records, expected_last_seq, now)
         plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
         start = plan.start
         rows = [encode(m) for m in messages[start:]]
         run_row = RunRow.of(run)
-        self._project(thread_id, run)
+        self._project(thread_id, run, now)
         self._messages.setdefault(thread_id, [])[start:] = rows
         self._heads[thread_id] = plan.head
         self._runs[run_id] = run_row
@@ -190,14 +190,14 @@ class InMemoryStore(LocalJobCheckpoints):
         self._known.settle(thread_id, messages, plan.head, run.status is _DONE)
         return entries
 
-    def _project(self, thread_id: str, run: RunRecord) -> None:
+    def _project(self, thread_id: str, run: RunRecord, now: int) -> None:
         """Apply a checkpoint of ``run`` to the stored thread (created on first use): the
         store's own object, never handed out, so it is updated in place."""
         thread = self._threads.get(thread_id)
         if thread is None:
             self._threads[thread_id] = checkpoint_thread(None, thread_id, run)
             return
-        meta, now = thread.metadata, now_ms()
+        meta = thread.metadata
         if meta.created_at is None:
             meta.created_at = now
         meta.updated_at = now
@@ -205,13 +205,17 @@ class InMemoryStore(LocalJobCheckpoints):
 
     # ------------------------------------------------------------------ journal
     def _stage_entries(
-        self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
+        self,
+        run_id: str,
+        records: Sequence[JournalRecord],
+        expected_last_seq: int | None,
+        now: int | None = None,
     ) -> tuple[list[JournalEntry], EntryBatch | None]:
         """The entries appending ``records`` (returned to the caller: they hold its records)
         and their encoded batch (what is stored)."""
         batches = self._journals.get(run_id)
         last = batches[-1].last_seq if batches else 0
-        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
+        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq, now=now)
         return entries, EntryBatch.of(entries, records) if entries else None
 
     def _commit_entries(self, run_id: str, batch: EntryBatch | None) -> None:
