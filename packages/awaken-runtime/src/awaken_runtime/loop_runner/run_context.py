@@ -73,7 +73,6 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 _LIFECYCLE = RunLifecycleKey.KEY
 _ACTIVE_AGENT = ActiveAgentIdKey.KEY
-
 # Enum members read on the hot path, as module constants: on Python 3.11 every
 # ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
 _DONE = RunStatus.DONE
@@ -140,8 +139,7 @@ class LoopContext:
             loop_start_ms=now_ms(),
             base_steps=self.clock.base,
         )
-        self.pending_decisions: tuple[tuple[str, ToolCallResume], ...] = ()
-        """Decisions collected while waiting (a tuple: no list per run until one arrives)."""
+        self.pending_decisions: tuple[tuple[str, ToolCallResume], ...] = ()  # (no list per run)
         self.output = OutputState()
         # The run's fixed parts, read as plain attributes on the hot path.
         self.phase: PhaseRuntime = params.runtime
