@@ -51,12 +51,17 @@ class ThreadWorker:
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+_WATCHED = frozenset({ToolCallDone, ToolCallResumed, RunFinish, Error})
+"""The event types the job sink looks at (every other event is only forwarded)."""
+
+
 class JobSink(EventSink):
     """The sink a job's run writes to: metrics, suspension tracking, hub + reconnectable target."""
 
     __slots__ = (
         "error_code",
         "finished",
+        "hub",
         "hub_sink",
         "metrics",
         "on_park_change",
@@ -74,6 +79,7 @@ class JobSink(EventSink):
     ) -> None:
         self.worker = worker
         self.hub_sink = hub_sink
+        self.hub = hub_sink.hub
         self.target = target
         self.metrics = metrics
         self.on_park_change = on_park_change
@@ -83,6 +89,18 @@ class JobSink(EventSink):
         self.error_code: str | None = None
 
     async def emit(self, event: AgentEvent) -> None:
+        if type(event) in _WATCHED:  # (most events are none of these: one set look-up)
+            await self._watch(event)
+        hub = self.hub  # (HubSink.emit, without one more coroutine per event)
+        if hub.must_wait():
+            await hub.wait_for_room()
+        hub.publish(event)
+        target = self.target
+        if target.connected:
+            await target.emit(event)
+
+    async def _watch(self, event: AgentEvent) -> None:
+        """Track suspension, the run's end and its error code from ``event``."""
         worker = self.worker
         parked = worker.suspended
         if isinstance(event, ToolCallDone):
@@ -98,13 +116,6 @@ class JobSink(EventSink):
             self.error_code = event.code
         if worker.suspended != parked and self.on_park_change is not None:
             await self.on_park_change()
-        hub = self.hub_sink.hub  # (HubSink.emit, without one more coroutine per event)
-        if hub.lagging():
-            await hub.wait_for_room()
-        hub.publish(event)
-        target = self.target
-        if target.connected:
-            await target.emit(event)
 
     def skip_seq(self, count: int = 1) -> None:
         self.hub_sink.skip_seq(count)
