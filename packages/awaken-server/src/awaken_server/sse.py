@@ -264,7 +264,7 @@ class RunEventHub:
         wake-up are written together (at most ``max_batch`` per write, the server's
         ``sse_buffer_size``), with ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
         async for batch in self._batches(after, True, heartbeat, reserved, max_batch):
-            yield b"".join(f.data for f in batch) if batch else HEARTBEAT_FRAME
+            yield b"".join([f.data for f in batch]) if batch else HEARTBEAT_FRAME
 
     async def _batches(
         self,

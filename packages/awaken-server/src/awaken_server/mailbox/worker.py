@@ -21,7 +21,7 @@ from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.metrics import ServerMetrics
-from awaken_server.sse import HubSink
+from awaken_server.sse import RunEventHub
 
 __all__ = ["JobSink", "ThreadWorker", "WorkerState"]
 
@@ -62,7 +62,6 @@ class JobSink(EventSink):
         "error_code",
         "finished",
         "hub",
-        "hub_sink",
         "metrics",
         "on_park_change",
         "target",
@@ -72,14 +71,13 @@ class JobSink(EventSink):
     def __init__(
         self,
         worker: ThreadWorker,
-        hub_sink: HubSink,
+        hub: RunEventHub,
         target: ReconnectableEventSink,
         metrics: ServerMetrics | None,
         on_park_change: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.worker = worker
-        self.hub_sink = hub_sink
-        self.hub = hub_sink.hub
+        self.hub = hub
         self.target = target
         self.metrics = metrics
         self.on_park_change = on_park_change
@@ -91,8 +89,8 @@ class JobSink(EventSink):
     async def emit(self, event: AgentEvent) -> None:
         if type(event) in _WATCHED:  # (most events are none of these: one set look-up)
             await self._watch(event)
-        hub = self.hub  # (HubSink.emit, without one more coroutine per event)
-        if hub.must_wait():
+        hub = self.hub  # (as HubSink.emit, without one more coroutine per event)
+        if hub.next_seq >= hub.capacity and hub.must_wait():  # (cheap test first)
             await hub.wait_for_room()
         hub.publish(event)
         target = self.target
@@ -118,4 +116,4 @@ class JobSink(EventSink):
             await self.on_park_change()
 
     def skip_seq(self, count: int = 1) -> None:
-        self.hub_sink.skip_seq(count)
+        self.hub.skip(count)
