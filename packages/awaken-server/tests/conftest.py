@@ -46,3 +46,27 @@ async def live(make_server: ServerFactory) -> LiveServer:
 def server_config() -> Callable[..., ServerConfig]:
     """``server_config(**overrides)``: a test ServerConfig (fast mailbox, loopback)."""
     return test_server_config
+
+
+DemoRun = Callable[[LiveServer, Callable[[], Awaitable[None]]], Awaitable[None]]
+
+
+@pytest.fixture
+def measured_demo_run() -> DemoRun:
+    """``await measured_demo_run(server, reset)``: one warm-up run of the demo agent's 2-step
+    weather run (opens connections, fills caches), then ``reset()`` (clear a counter), then the
+    measured run — asserted to have finished after a tool call."""
+
+    async def run(server: LiveServer, reset: Callable[[], Awaitable[None]]) -> None:
+        body = {
+            "agentId": "assistant",
+            "messages": [{"role": "user", "content": "weather in Paris"}],
+        }
+        warm = await server.client.post("/v1/runs", json=body)
+        assert "run_finish" in warm.text
+        await reset()
+        response = await server.client.post("/v1/runs", json=body)
+        assert response.status_code == 200 and "run_finish" in response.text
+        assert "tool_call_done" in response.text  # the 2-step run: a tool call, then the answer
+
+    return run

@@ -9,11 +9,14 @@ checkpoint with the job's completion — 4, each ``synchronous=FULL``.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_server.testing import start_server
 from awaken_stores.sqlite import SqliteStore, _in_thread
+
+DemoRun = Callable[..., Awaitable[None]]  # the ``measured_demo_run`` fixture (conftest)
 
 _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
@@ -60,20 +63,15 @@ async def _traced_store(path: Path) -> tuple[SqliteStore, _Commits]:
     return store, commits
 
 
-async def test_two_step_run_commits_four_times(tmp_path: Path) -> None:
+async def test_two_step_run_commits_four_times(tmp_path: Path, measured_demo_run: DemoRun) -> None:
     store, commits = await _traced_store(tmp_path / "awaken.db")
     server = await start_server(store)
-    try:
-        body = {
-            "agentId": "assistant",
-            "messages": [{"role": "user", "content": "weather in Paris"}],
-        }
-        warm = await server.client.post("/v1/runs", json=body)  # opens connections, caches
-        assert "run_finish" in warm.text
+
+    async def reset() -> None:
         commits.transactions.clear()
-        response = await server.client.post("/v1/runs", json=body)
-        assert response.status_code == 200 and "run_finish" in response.text
-        assert "tool_call_done" in response.text  # the 2-step run: a tool call, then the answer
+
+    try:
+        await measured_demo_run(server, reset)
         transactions = commits.of_runs()
         jobs = await store.mailbox.count_by_status(MailboxJobStatus.ACCEPTED)
     finally:

@@ -8,11 +8,15 @@ a row trigger on every store table records the id of each transaction that chang
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import asyncpg
 import pytest
 from awaken_contract.testing.postgres import fresh_database
 from awaken_server.testing import start_server
 from awaken_stores import PostgresStore
+
+DemoRun = Callable[..., Awaitable[None]]  # the ``measured_demo_run`` fixture (conftest)
 
 pytestmark = pytest.mark.postgres
 
@@ -42,25 +46,22 @@ async def _count_writing_transactions(conn: asyncpg.Connection, prefix: str) -> 
         )
 
 
-async def test_two_step_run_commits_four_times(postgres_dsn: str) -> None:
+async def test_two_step_run_commits_four_times(
+    postgres_dsn: str, measured_demo_run: DemoRun
+) -> None:
     dsn = await fresh_database(postgres_dsn, "awaken_commits_per_run")
     store = PostgresStore(dsn)
     await store.ensure_schema()
     conn = await asyncpg.connect(dsn)
+
+    async def reset() -> None:
+        await conn.execute("DELETE FROM awaken_txlog")
+
     try:
         await _count_writing_transactions(conn, "awaken")
         server = await start_server(store)
         try:
-            body = {
-                "agentId": "assistant",
-                "messages": [{"role": "user", "content": "weather in Paris"}],
-            }
-            warm = await server.client.post("/v1/runs", json=body)  # opens connections, caches
-            assert "run_finish" in warm.text
-            await conn.execute("DELETE FROM awaken_txlog")
-            response = await server.client.post("/v1/runs", json=body)
-            assert response.status_code == 200 and "run_finish" in response.text
-            assert "tool_call_done" in response.text  # 2 steps: a tool call, then the answer
+            await measured_demo_run(server, reset)
             transactions = await conn.fetchval("SELECT COUNT(*) FROM awaken_txlog")
         finally:
             await server.close()  # (closes the store too)
