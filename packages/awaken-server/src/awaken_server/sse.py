@@ -285,18 +285,18 @@ class RunEventHub:
                     # by seq; the frames after it follow in order.
                     frames = self._frames
                     index = bisect.bisect_left(frames, cursor, key=_seq_of)
-                    batch: list[Frame] = []
+                    batch = list(itertools.islice(frames, index, index + max_batch))
                     terminal = False
-                    cursor = self.next_seq  # all taken: ids skipped at the end are passed too
-                    for frame in itertools.islice(frames, index, None):
-                        if len(batch) >= max_batch:
-                            cursor = batch[-1].seq + 1
-                            break
-                        batch.append(frame)
-                        if stop_at_terminal and frame.terminal:
-                            cursor = frame.seq + 1
-                            terminal = True
-                            break
+                    if stop_at_terminal:
+                        for position, frame in enumerate(batch):
+                            if frame.terminal:
+                                del batch[position + 1 :]
+                                terminal = True
+                                break
+                    if terminal or index + len(batch) < len(frames):
+                        cursor = batch[-1].seq + 1  # stopped at the terminal frame or the cap
+                    else:
+                        cursor = self.next_seq  # all taken: ids skipped at the end are passed too
                     self._advance(key, cursor)
                     yield batch
                     if terminal:
