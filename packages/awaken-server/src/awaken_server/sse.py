@@ -259,11 +259,14 @@ class RunEventHub:
         heartbeat: float | None = None,
         reserved: int | None = None,
         max_batch: int = 64,
+        before_wait: Callable[[], None] | None = None,
     ) -> AsyncIterator[bytes]:
         """Encoded SSE bytes until the next terminal frame: the frames available at each
         wake-up are written together (at most ``max_batch`` per write, the server's
-        ``sse_buffer_size``), with ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
-        async for batch in self._batches(after, True, heartbeat, reserved, max_batch):
+        ``sse_buffer_size``), with ``: heartbeat`` comments after ``heartbeat`` idle seconds;
+        ``before_wait`` is called whenever the stream is about to wait for frames."""
+        batches = self._batches(after, True, heartbeat, reserved, max_batch, before_wait)
+        async for batch in batches:
             yield b"".join([f.data for f in batch]) if batch else HEARTBEAT_FRAME
 
     async def _batches(
@@ -273,6 +276,7 @@ class RunEventHub:
         heartbeat: float | None,
         reserved: int | None,
         max_batch: int = 1,
+        before_wait: Callable[[], None] | None = None,
     ) -> AsyncIterator[list[Frame]]:
         cursor = self._start_after(after)
         key = reserved if reserved is not None else next(_reader_keys)
@@ -304,6 +308,8 @@ class RunEventHub:
                     continue
                 if self._closed:
                     return
+                if before_wait is not None:
+                    before_wait()
                 if not yielded:
                     # The producer is usually scheduled already (a run started a moment ago):
                     # let it run once before setting up a wait and a wake-up.

@@ -9,6 +9,7 @@ from starlette.responses import StreamingResponse
 
 from awaken_server.errors import BadRequest, NotFound
 from awaken_server.sse import RunEventHub, sse_response
+from awaken_server.sse_response import DisconnectWatch
 from awaken_server.state import AppState
 
 __all__ = ["load_run", "load_thread", "status_filter", "stream_hub"]
@@ -53,12 +54,18 @@ def stream_hub(
     metrics = state.metrics
     metrics.sse_connections.inc()
 
+    watch = DisconnectWatch()
     frames = hub.stream(
         after,
         heartbeat=state.config.heartbeat_interval_secs,
         reserved=reserved,
         max_batch=state.config.sse_buffer_size,
+        before_wait=watch,
     )
     return sse_response(
-        frames, heartbeat_interval=None, headers=headers, on_close=metrics.sse_connections.dec
+        frames,
+        heartbeat_interval=None,
+        headers=headers,
+        on_close=metrics.sse_connections.dec,
+        watch=watch,
     )
