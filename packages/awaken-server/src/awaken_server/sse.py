@@ -269,6 +269,21 @@ class RunEventHub:
         async for batch in batches:
             yield b"".join([f.data for f in batch]) if batch else HEARTBEAT_FRAME
 
+    def batches(
+        self,
+        after: int | None = None,
+        *,
+        reserved: int | None = None,
+        heartbeat: float | None = None,
+        max_batch: int = 64,
+        before_wait: Callable[[], None] | None = None,
+    ) -> AsyncIterator[list[Frame]]:
+        """Frames with ``seq > after`` (all when ``None``), then live frames, until the hub
+        closes: the frames available at each wake-up together (at most ``max_batch``), an
+        empty batch after ``heartbeat`` idle seconds; ``before_wait`` is called whenever the
+        reader is about to wait."""
+        return self._batches(after, False, heartbeat, reserved, max_batch, before_wait)
+
     async def _batches(
         self,
         after: int | None,
@@ -302,6 +317,8 @@ class RunEventHub:
                     else:
                         cursor = self.next_seq  # all taken: ids skipped at the end are passed too
                     self._advance(key, cursor)
+                    if not batch:  # only ids that were skipped: nothing to hand out
+                        continue
                     yield batch
                     if terminal:
                         return
