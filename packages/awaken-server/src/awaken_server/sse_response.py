@@ -18,12 +18,15 @@ from collections.abc import AsyncIterator, Callable
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from awaken_server.metrics import LiveGauge
+
 __all__ = [
     "HEARTBEAT_FRAME",
     "SSE_HEADERS",
     "DisconnectWatch",
     "EventStreamResponse",
     "sse_response",
+    "watched_stream",
 ]
 
 HEARTBEAT_FRAME = b": heartbeat\n\n"
@@ -198,3 +201,21 @@ def sse_response(
         response.on_close = on_close  # (else the heartbeat stream calls it as it closes)
     response.watch = watch
     return response
+
+
+def watched_stream(
+    frames: AsyncIterator[bytes],
+    watch: DisconnectWatch,
+    open_streams: LiveGauge,
+    headers: dict[str, str] | None = None,
+) -> StreamingResponse:
+    """An event stream of ``frames`` that carry their own heartbeats and call ``watch`` before
+    they wait, counted in ``open_streams`` while it is open."""
+    open_streams.inc()
+    return sse_response(
+        frames,
+        heartbeat_interval=None,
+        headers=headers,
+        on_close=open_streams.dec,
+        watch=watch,
+    )

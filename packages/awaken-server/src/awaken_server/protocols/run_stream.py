@@ -41,7 +41,7 @@ from awaken_server.sse import (
     format_sse_data_with_id,
     sse_response,
 )
-from awaken_server.sse_response import DisconnectWatch
+from awaken_server.sse_response import DisconnectWatch, watched_stream
 from awaken_server.state import AppState
 
 __all__ = [
@@ -203,15 +203,7 @@ def live_response(
         config.sse_buffer_size,
         watch,
     )
-    metrics = state.metrics
-    metrics.sse_connections.inc()
-    return sse_response(
-        frames,
-        heartbeat_interval=None,
-        headers=headers,
-        on_close=metrics.sse_connections.dec,
-        watch=watch,
-    )
+    return watched_stream(frames, watch, state.metrics.sse_connections, headers)
 
 
 async def resume_response(
