@@ -1,6 +1,7 @@
 """What the loop's lean paths rely on: a sink that drops events gets none (and the run is the
 same), runs share the resolver's cached agent while ``resolve`` still hands out copies, and
-plugin lifecycle callbacks run only where a plugin overrides them."""
+plugin lifecycle callbacks run only where a plugin overrides them; with a store, such a sink
+still gets nothing while the run journal records every event."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import EventSink, VecEventSink
 from awaken_contract.contract.executor import InferenceRequest, LlmExecutor
 from awaken_contract.contract.inference import StopReason, StreamResult
+from awaken_contract.contract.journal import EventRecord
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import ToolResult, tool
@@ -20,6 +22,7 @@ from awaken_contract.state import MutationBatch, StateStoreHandle
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
 from awaken_runtime.plugins import ExecutionEnv
+from awaken_runtime.replay.normalise import EventNormaliser
 from awaken_stores import InMemoryStore
 
 
@@ -30,30 +33,34 @@ async def echo(text: str) -> ToolResult:
 
 
 class DroppingSink(EventSink):
-    """Says it drops events, but records any it is sent."""
+    """Says it drops events, but records any it is sent (and any seq skip)."""
 
     wants_events = False
     wants_state_snapshots = False
 
     def __init__(self) -> None:
         self.sent: list[AgentEvent] = []
+        self.skipped = 0
 
     async def emit(self, event: AgentEvent) -> None:
         self.sent.append(event)
 
+    def skip_seq(self, count: int = 1) -> None:
+        self.skipped += count
 
-def _runtime(steps: int = 1) -> Any:
+
+def _runtime(steps: int = 1, store: InMemoryStore | None = None) -> Any:
     script = []
     for i in range(steps):
         script += [tool_step([ToolCall(f"c{i}", "echo", {"text": "hi"})]), text_step("Done.")]
-    return (
+    builder = (
         AgentRuntimeBuilder()
         .with_agent_spec(AgentSpec("a").with_model("m"))
         .with_tool("echo", echo)
         .with_provider("scripted", ScriptedLlm(script))
         .with_model("m", ModelSpec(id="m", provider="scripted", model="scripted-1"))
-        .build()
     )
+    return (builder if store is None else builder.with_thread_run_store(store)).build()
 
 
 async def test_a_sink_that_drops_events_is_sent_none_and_the_run_is_the_same() -> None:
@@ -193,3 +200,42 @@ async def test_a_quiet_run_takes_a_collected_result_as_the_streamed_path_does() 
     assistant = histories[0][1]
     assert assistant[1] == [ContentBlock.text("Let me look.")]  # one text block, no reasoning
     assert assistant[2] == [ToolCall("c1", "count", {"xs": [1, 2]})]
+
+
+class Recording(VecEventSink):
+    """Wants every event but the state snapshots (as the dropping sink's run builds none)."""
+
+    wants_state_snapshots = False
+
+
+async def _journal(store: InMemoryStore, run_id: str) -> list[Any]:
+    normaliser = EventNormaliser()
+    return [
+        (e.seq, e.kind, normaliser.normalise(e.record.event))
+        if isinstance(e.record, EventRecord)
+        else (e.seq, e.kind, None)
+        for e in await store.read(run_id)
+    ]
+
+
+async def test_a_dropping_sink_gets_nothing_and_the_journal_records_every_event() -> None:
+    dropping, recording = DroppingSink(), Recording()
+    dropped_store, recorded_store = InMemoryStore(), InMemoryStore()
+    request = RunRequest("t", [Message.user("hi")]).with_run_id("run-1")
+    dropped = await _runtime(store=dropped_store).run(request, dropping)
+    request = RunRequest("t", [Message.user("hi")]).with_run_id("run-1")
+    recorded = await _runtime(store=recorded_store).run(request, recording)
+    assert dropping.sent == [] and dropping.skipped == 0
+    # The journals are the same run, entry for entry (ids and clock readings normalised) …
+    journal = await _journal(dropped_store, dropped.run_id)
+    assert journal == await _journal(recorded_store, recorded.run_id)
+    # … and hold every event the sink that wants them was sent, in order.
+    normaliser = EventNormaliser()
+    assert [e for _, _, e in journal if e is not None] == [
+        normaliser.normalise(e) for e in recording.events
+    ]
+    assert (dropped.response, dropped.steps, dropped.termination) == (
+        recorded.response,
+        recorded.steps,
+        recorded.termination,
+    )

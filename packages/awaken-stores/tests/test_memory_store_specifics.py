@@ -6,7 +6,7 @@ import asyncio
 import itertools
 
 import pytest
-from awaken_contract.contract.journal import JournalKind, ToolStartedRecord
+from awaken_contract.contract.journal import JournalEntry, JournalKind, ToolStartedRecord
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.mailbox import MailboxJobStatus
 from awaken_contract.contract.message import Message, ToolCall
@@ -16,8 +16,9 @@ from awaken_contract.contract.storage import (
     ProfileOwner,
     RunQuery,
     RunRecord,
+    Thread,
 )
-from awaken_contract.errors import SerializationError
+from awaken_contract.errors import SerializationError, VersionConflict
 from awaken_contract.testing import Unencodable, make_job, make_run, sample_records
 from awaken_stores import InMemoryMailboxStore, InMemoryStore
 
@@ -209,3 +210,71 @@ async def test_a_raising_mailbox_transaction_saves_nothing() -> None:
     assert await mailbox.current_generation("t") == 0
     async with mailbox._transaction("t") as txn:  # the lock was released
         assert txn.jobs == {}
+
+
+async def test_checkpointed_records_runs_and_threads_are_copies() -> None:
+    """Stored structs are mutable: what a checkpoint was given, and what a read returned,
+    can be changed by its holder without changing the store."""
+    store = InMemoryStore()
+    call = ToolStartedRecord("c1", "get_weather", {"city": "Oslo"})
+    run = make_run("r-1", error_payload={"k": [1]})
+    entries = await store.checkpoint_step("t-1", [Message.user("a")], run, [call])
+    assert [(e.run_id, e.seq, e.record) for e in entries] == [("r-1", 1, call)]
+    assert entries[0].record is call  # the caller's own record, handed back numbered
+    call.arguments["city"] = "changed after the checkpoint"
+    run.error_payload["k"].append(2)
+    run.status = RunStatus.DONE
+    read = await store.read("r-1")
+    assert read == [
+        JournalEntry(
+            "r-1",
+            1,
+            entries[0].created_at,
+            ToolStartedRecord("c1", "get_weather", {"city": "Oslo"}),
+        )
+    ]
+    loaded = await store.load_run("r-1")
+    assert loaded is not None and loaded.error_payload == {"k": [1]}
+    assert loaded.status is RunStatus.RUNNING
+    thread = await store.load_thread("t-1")
+    assert thread is not None and thread.active_run_id == "r-1"
+    thread.active_run_id = "edited"
+    thread.metadata.custom["k"] = "edited"
+    await store.checkpoint_step("t-1", [Message.user("a")], make_run("r-1", updated_at=200))
+    again = await store.load_thread("t-1")
+    assert again is not None and again.active_run_id == "r-1" and again.metadata.custom == {}
+    saved = Thread.with_id("t-2")
+    await store.save_thread(saved)
+    await store.checkpoint_step("t-2", [], make_run("r-2", "t-2"))
+    saved.metadata.title = "changed after the save"
+    stored = await store.load_thread("t-2")
+    assert stored is not None and stored.metadata.title is None
+    assert stored.latest_run_id == "r-2" and stored.metadata.created_at is not None
+
+
+async def test_concurrent_fenced_checkpoints_are_atomic_without_a_lock() -> None:
+    """Writes never await, so concurrent checkpoints fenced at the same seq: one commits,
+    every other fails whole (no messages, no run update, no entries)."""
+    store = InMemoryStore()
+    await store.checkpoint_step("t-1", [Message.user("a")], make_run("r-1"), sample_records())
+
+    async def step(i: int) -> int | None:
+        messages = [Message.user("a"), Message.user(f"m{i}")]
+        run = make_run("r-1", updated_at=200 + i, final_output=f"w{i}")
+        try:
+            await store.checkpoint_step(
+                "t-1", messages, run, sample_records(i), expected_last_seq=5
+            )
+        except VersionConflict:
+            return None
+        return i
+
+    won = [i for i in await asyncio.gather(*(step(i) for i in range(20))) if i is not None]
+    assert len(won) == 1
+    (winner,) = won
+    assert await store.last_seq("r-1") == 10
+    history = await store.load_messages("t-1")
+    assert history is not None and [m.text() for m in history] == ["a", f"m{winner}"]
+    latest = await store.load_run("r-1")
+    assert latest is not None and latest.final_output == f"w{winner}"
+    assert [e.record for e in await store.read("r-1", after_seq=5)] == sample_records(winner)

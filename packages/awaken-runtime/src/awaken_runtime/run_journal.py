@@ -16,10 +16,9 @@ records of those calls. See docs/durability.md and ADR 0017.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
 
 from awaken_contract.contract.checkpoint_writer import CheckpointWriter, StepCheckpoint
-from awaken_contract.contract.event import AgentEvent, AnyAgentEvent
+from awaken_contract.contract.event import AgentEvent
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult
@@ -121,7 +120,7 @@ class StepJournal:
 
     def record_event(self, event: AgentEvent) -> None:
         """Buffer an event (written with the next flush or checkpoint)."""
-        self._buffer.append(EventRecord(event=cast(AnyAgentEvent, event)))
+        self._buffer.append(EventRecord(event))  # type: ignore[arg-type]  # (no cast call)
 
     def record_inference(
         self, step_index: int, request: InferenceRequest, result: StreamResult
@@ -235,13 +234,15 @@ class JournalingSink(EventSink):
         self.journal = journal
         # As the wrapped sink: nobody reads a snapshot the run's own consumer does not want.
         self.wants_state_snapshots = inner.wants_state_snapshots
+        self._forwards = inner.wants_events
+        """False: the run's own sink drops every event (only the journal records them)."""
 
     async def emit(self, event: AgentEvent) -> None:
         journal = self.journal
         journal.record_event(event)
         if journal.holding:
             journal.hold(event)
-        else:
+        elif self._forwards:
             await self.inner.emit(event)
 
     async def close(self) -> None:

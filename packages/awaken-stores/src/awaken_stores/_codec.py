@@ -11,18 +11,18 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import msgspec
-from awaken_contract.codec import encode_json
 from awaken_contract.errors import SerializationError
 
 T = TypeVar("T")
 
 _decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+_encoder = msgspec.json.Encoder()  # (the default encoder, as ``awaken_contract.codec``'s)
 
 
 def encode(value: Any) -> bytes:
     """Compact JSON bytes of ``value``."""
     try:
-        return encode_json(value)
+        return _encoder.encode(value)
     except (TypeError, ValueError, OverflowError) as exc:
         raise SerializationError(str(exc)) from exc
 

@@ -43,8 +43,7 @@ def entries_after(
         raise VersionConflict(expected_last_seq, last_seq)
     stamp = now_ms() if now is None else now
     return [
-        JournalEntry(run_id=run_id, seq=last_seq + i + 1, created_at=stamp, record=record)
-        for i, record in enumerate(records)
+        JournalEntry(run_id, seq, stamp, record) for seq, record in enumerate(records, last_seq + 1)
     ]
 
 
@@ -128,6 +127,10 @@ class LocalJournalHub:
 
     def notify(self, run_id: str) -> None:
         """Wake every subscriber of ``run_id`` (call after the append committed)."""
+        if run_id not in self._subscribers:
+            # (read without the lock: a subscriber added meanwhile reads after subscribing,
+            # so it sees the committed append anyway)
+            return
         with self._lock:
             subscribers = list(self._subscribers.get(run_id, ()))
         for subscription in subscribers:

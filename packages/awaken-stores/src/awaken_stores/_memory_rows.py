@@ -7,7 +7,8 @@ returned (each read decodes a fresh value) — can change the store. Bytes are a
 the cyclic GC, so a store holding many runs does not make every collection slower. The few
 fields queries look at (a run's thread, status and timestamps; a journal batch's seqs) are kept
 next to the bytes, so ``latest_run``, ``list_runs`` and journal reads decode only what they
-return (journal entries appended together are encoded, and decoded, as one array).
+return (the records of journal entries appended together are encoded, and decoded, as one
+array; the batch keeps their run id, first seq and stamp once).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import msgspec
-from awaken_contract.contract.journal import JournalEntry, JournalKind
+from awaken_contract.contract.journal import JournalEntry, JournalKind, JournalRecord
 from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord
@@ -58,21 +59,28 @@ class RunRow(msgspec.Struct, frozen=True, gc=False):
 
 
 class EntryBatch(msgspec.Struct, frozen=True, gc=False):
-    """Journal entries appended together (seqs ``first_seq …``), as one JSON array."""
+    """Journal entries appended together: seqs ``first_seq …`` of run ``run_id``, all stamped
+    ``created_at``; ``data`` is the JSON array of their records (the envelope fields are the
+    same for the whole batch, so they are kept once, not per entry)."""
 
+    run_id: str
     first_seq: int
-    count: int
+    last_seq: int
+    created_at: int
     data: bytes
 
     @classmethod
-    def of(cls, entries: list[JournalEntry]) -> EntryBatch:
-        """The batch storing ``entries`` (``SerializationError`` when one cannot be stored)."""
-        return cls(entries[0].seq, len(entries), encode(entries))
+    def of(cls, entries: list[JournalEntry], records: Sequence[JournalRecord]) -> EntryBatch:
+        """The batch storing ``entries`` (whose records are ``records``, in order;
+        ``SerializationError`` when one cannot be stored)."""
+        first = entries[0]
+        last = first.seq + len(entries) - 1
+        return cls(first.run_id, first.seq, last, first.created_at, encode(records))
 
     @property
-    def last_seq(self) -> int:
-        """The seq of the batch's last entry."""
-        return self.first_seq + self.count - 1
+    def count(self) -> int:
+        """How many entries the batch holds."""
+        return self.last_seq - self.first_seq + 1
 
 
 def _join(parts: Iterable[bytes]) -> bytes:
@@ -90,13 +98,22 @@ def read_batches(
     kinds: Collection[JournalKind] | None,
     limit: int | None,
 ) -> list[JournalEntry]:
-    """Fresh copies of the entries ``read`` selects (the batches holding seqs after
-    ``after_seq`` are decoded in one call, then selected)."""
+    """Fresh copies of the entries ``read`` selects (the records of the batches holding seqs
+    after ``after_seq`` are decoded in one call, then numbered and selected)."""
     first = bisect.bisect_right(batches, after_seq, key=lambda b: b.last_seq)
     if first == len(batches) or (limit is not None and limit <= 0):
         return []
     tail = batches[first:]
-    entries: list[JournalEntry] = decode(_join(b.data[1:-1] for b in tail), list[JournalEntry])
+    records: list[JournalRecord] = decode(_join(b.data[1:-1] for b in tail), list[JournalRecord])
+    entries: list[JournalEntry] = []
+    at = 0
+    for batch in tail:
+        run_id, stamp, count = batch.run_id, batch.created_at, batch.count
+        entries.extend(
+            JournalEntry(run_id, seq, stamp, record)
+            for seq, record in enumerate(records[at : at + count], batch.first_seq)
+        )
+        at += count
     return select_entries(entries, max(after_seq - tail[0].first_seq + 1, 0), kinds, limit)
 
 

@@ -1,4 +1,7 @@
-"""In-memory stores: fast, asyncio-safe, lost on process exit (tests, examples, single process)."""
+"""In-memory stores: fast, asyncio-safe, lost on process exit (tests, examples, single process).
+
+Every write of ``InMemoryStore`` runs to its end without awaiting, so it is atomic on the event
+loop: no reader or other writer sees half of it, and no lock is needed."""
 
 from __future__ import annotations
 
@@ -60,6 +63,8 @@ from awaken_stores._paging import page
 
 T = TypeVar("T")
 
+_DONE = RunStatus.DONE  # (an enum member read as a constant on the hot path)
+
 __all__ = ["InMemoryConfigStore", "InMemoryMailboxStore", "InMemoryProfileStore", "InMemoryStore"]
 
 
@@ -87,7 +92,6 @@ class InMemoryStore(LocalJobCheckpoints):
         self._runs = RunTable()
         self._journals: dict[str, list[EntryBatch]] = {}
         self._hub = LocalJournalHub()
-        self._lock = asyncio.Lock()
         self.profiles = InMemoryProfileStore()
         self.config = InMemoryConfigStore()
         self.mailbox = InMemoryMailboxStore()
@@ -104,13 +108,11 @@ class InMemoryStore(LocalJobCheckpoints):
         return _copy_opt(self._threads.get(thread_id))
 
     async def save_thread(self, thread: Thread) -> None:
-        async with self._lock:
-            self._threads[thread.id] = _copy(thread)
+        self._threads[thread.id] = _copy(thread)
 
     async def delete_thread(self, thread_id: str) -> None:
-        async with self._lock:
-            self._threads.pop(thread_id, None)
-            self._drop_messages(thread_id)
+        self._threads.pop(thread_id, None)
+        self._drop_messages(thread_id)
 
     async def list_threads(self, offset: int, limit: int) -> list[str]:
         return sort_thread_ids(self._threads.values(), offset, limit)
@@ -129,30 +131,26 @@ class InMemoryStore(LocalJobCheckpoints):
         return loaded
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
-        async with self._lock:
-            rows = [encode(m) for m in messages]
-            self._drop_messages(thread_id)
-            head = self._known.new_head(len(messages))
-            self._messages[thread_id] = rows
-            self._heads[thread_id] = head
-            self._known.remember(thread_id, messages, head)
+        rows = [encode(m) for m in messages]
+        self._drop_messages(thread_id)
+        head = self._known.new_head(len(messages))
+        self._messages[thread_id] = rows
+        self._heads[thread_id] = head
+        self._known.remember(thread_id, messages, head)
 
     async def delete_messages(self, thread_id: str) -> None:
-        async with self._lock:
-            require_thread(self._threads.get(thread_id), thread_id)
-            self._drop_messages(thread_id)
+        require_thread(self._threads.get(thread_id), thread_id)
+        self._drop_messages(thread_id)
 
     async def update_thread_metadata(self, thread_id: str, metadata: ThreadMetadata) -> None:
-        async with self._lock:
-            thread = require_thread(self._threads.get(thread_id), thread_id)
-            self._threads[thread_id] = msgspec.structs.replace(thread, metadata=_copy(metadata))
+        thread = require_thread(self._threads.get(thread_id), thread_id)
+        self._threads[thread_id] = msgspec.structs.replace(thread, metadata=_copy(metadata))
 
     # ------------------------------------------------------------------ runs
     async def create_run(self, record: RunRecord) -> None:
-        async with self._lock:
-            if record.run_id in self._runs:
-                raise AlreadyExists(record.run_id)
-            self._runs[record.run_id] = RunRow.of(record)
+        if record.run_id in self._runs:
+            raise AlreadyExists(record.run_id)
+        self._runs[record.run_id] = RunRow.of(record)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
         row = self._runs.get(run_id)
@@ -176,36 +174,57 @@ class InMemoryStore(LocalJobCheckpoints):
         *,
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
-        # Everything is computed (and copied) before the first write, so a failure leaves the
-        # previous state untouched; the lock makes the writes appear at once.
-        async with self._lock:
-            thread = checkpoint_thread(self._threads.get(thread_id), thread_id, run)
-            plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
-            rows = [encode(m) for m in messages[plan.start :]]
-            run_row = RunRow.of(run)
-            entries, batch = self._stage_entries(run.run_id, records, expected_last_seq)
-            self._threads[thread_id] = thread
-            stored = self._messages.setdefault(thread_id, [])
-            stored[plan.start :] = rows
-            self._heads[thread_id] = plan.head
-            self._runs[run.run_id] = run_row
-            self._commit_entries(run.run_id, batch)
-            self._known.settle(thread_id, messages, plan.head, run.status is RunStatus.DONE)
+        # Everything that can fail (the fence, the encodes) runs before the first write, so a
+        # failure leaves the previous state untouched; nothing awaits, so no reader sees half.
+        run_id, now = run.run_id, now_ms()  # (one stamp: the entries and the thread)
+        entries, batch = self._stage_entries(run_id, records, expected_last_seq, now)
+        plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
+        start = plan.start
+        rows = [encode(m) for m in messages[start:]]
+        run_row = RunRow.of(run)
+        self._project(thread_id, run, now)
+        self._messages.setdefault(thread_id, [])[start:] = rows
+        self._heads[thread_id] = plan.head
+        self._runs[run_id] = run_row
+        self._commit_entries(run_id, batch)
+        self._known.settle(thread_id, messages, plan.head, run.status is _DONE)
         return entries
+
+    def _project(self, thread_id: str, run: RunRecord, now: int) -> None:
+        """Apply a checkpoint of ``run`` to the stored thread (created on first use): the
+        store's own object, never handed out, so it is updated in place."""
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            self._threads[thread_id] = checkpoint_thread(None, thread_id, run)
+            return
+        meta = thread.metadata
+        if meta.created_at is None:
+            meta.created_at = now
+        meta.updated_at = now
+        thread.apply_run_projection(run)
 
     # ------------------------------------------------------------------ journal
     def _stage_entries(
-        self, run_id: str, records: Sequence[JournalRecord], expected_last_seq: int | None
+        self,
+        run_id: str,
+        records: Sequence[JournalRecord],
+        expected_last_seq: int | None,
+        now: int | None = None,
     ) -> tuple[list[JournalEntry], EntryBatch | None]:
         """The entries appending ``records`` (returned to the caller: they hold its records)
         and their encoded batch (what is stored)."""
-        last = journal_length(self._journals.get(run_id, ()))
-        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq)
-        return entries, EntryBatch.of(entries) if entries else None
+        batches = self._journals.get(run_id)
+        last = batches[-1].last_seq if batches else 0
+        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq, now=now)
+        return entries, EntryBatch.of(entries, records) if entries else None
 
     def _commit_entries(self, run_id: str, batch: EntryBatch | None) -> None:
         if batch is not None:
-            self._journals.setdefault(run_id, []).append(batch)
+            batches = self._journals.get(run_id)
+            if batches is None:
+                self._journals[run_id] = [batch]
+            else:
+                batches.append(batch)
             self._hub.notify(run_id)
 
     async def append(
@@ -215,9 +234,8 @@ class InMemoryStore(LocalJobCheckpoints):
         *,
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
-        async with self._lock:
-            entries, batch = self._stage_entries(run_id, records, expected_last_seq)
-            self._commit_entries(run_id, batch)
+        entries, batch = self._stage_entries(run_id, records, expected_last_seq)
+        self._commit_entries(run_id, batch)
         return entries
 
     async def read(
@@ -238,17 +256,15 @@ class InMemoryStore(LocalJobCheckpoints):
 
     async def prune(self, policy: RetentionPolicy, *, now_secs: int | None = None) -> PruneReport:
         now = _now_secs() if now_secs is None else now_secs
-        async with self._lock:
-            summaries = [
-                RunSummary(r.run_id, r.thread_id, r.status, r.updated_at)
-                for r in self._runs.values()
-            ]
-            report = PruneReport()
-            for run_id in select_prunable(summaries, policy, now):
-                del self._runs[run_id]
-                report.runs_deleted += 1
-                batches = self._journals.pop(run_id, ())
-                report.journal_entries_deleted += journal_length(batches)
+        summaries = [
+            RunSummary(r.run_id, r.thread_id, r.status, r.updated_at) for r in self._runs.values()
+        ]
+        report = PruneReport()
+        for run_id in select_prunable(summaries, policy, now):
+            del self._runs[run_id]
+            report.runs_deleted += 1
+            batches = self._journals.pop(run_id, ())
+            report.journal_entries_deleted += journal_length(batches)
         return report
 
 

@@ -29,9 +29,9 @@ from awaken_contract.contract.storage import RunRecord
 __all__ = ["CheckpointWriter", "JobAck", "JobCheckpointStore", "JobClaim", "StepCheckpoint"]
 
 
-@dataclass(slots=True)
-class StepCheckpoint:
-    """One checkpoint of a run: the arguments of ``checkpoint_step`` and which one it is."""
+class StepCheckpoint(msgspec.Struct):
+    """One checkpoint of a run: the arguments of ``checkpoint_step`` and which one it is (a
+    msgspec struct: built in C, three per run)."""
 
     thread_id: str
     messages: list[Message]

@@ -43,6 +43,14 @@ _WAITING_REASONS = {
 }
 
 
+# Enum members read on the hot path, as module constants (Python 3.11 routes every
+# ``Enum.MEMBER`` lookup through ``EnumType.__getattr__``).
+_ASSISTANT = Role.ASSISTANT
+_TOOL = Role.TOOL
+_DONE = RunStatus.DONE
+_WAITING = RunStatus.WAITING
+
+
 def waiting_reason_of(status_reason: str | None) -> WaitingReason:
     """Map a lifecycle pause reason to a :class:`WaitingReason`."""
     return _WAITING_REASONS.get(status_reason or "", WaitingReason.EXTERNAL_EVENT)
@@ -97,7 +105,8 @@ def _mark_outputs(inputs: RunRecordInputs, messages: list[Message], step_index: 
     run_id = inputs.identity.run_id
     ids: list[str] = []
     for message in messages[inputs.input_message_count :]:
-        if message.role is Role.ASSISTANT or message.role is Role.TOOL:
+        role = message.role
+        if role is _ASSISTANT or role is _TOOL:
             message.mark_produced_by(run_id, step_index)
             if message.id is not None:
                 ids.append(message.id)
@@ -160,12 +169,9 @@ def build_run_record(
             final_output=final_output,
             error_payload=error_payload,
         )
-    done = lifecycle.status is RunStatus.DONE
-    finished = (
-        (lifecycle.updated_at // 1000 if lifecycle.updated_at else start_secs)
-        if done
-        else (previous.finished_at if previous is not None else None)
-    )
+    status = lifecycle.status
+    done = status is _DONE
+    finished = updated if done else (previous.finished_at if previous is not None else None)
     return RunRecord(
         run_id=identity.run_id,
         thread_id=thread_id,
@@ -174,7 +180,7 @@ def build_run_record(
         request=previous.request if previous is not None else inputs.request,
         input=msg_input,
         output=output,
-        status=lifecycle.status,
+        status=status,
         termination_reason=termination,
         final_output=final_output,
         error_payload=error_payload,
@@ -182,7 +188,7 @@ def build_run_record(
         session_id=identity.session_id,
         transport_request_id=identity.transport_request_id,
         user_id=identity.user_id,
-        waiting=_waiting(lifecycle, calls) if lifecycle.status is RunStatus.WAITING else None,
+        waiting=_waiting(lifecycle, calls) if status is _WAITING else None,
         outcome=outcome,
         created_at=previous.created_at if previous is not None else start_secs,
         started_at=(

@@ -195,7 +195,9 @@ class LoopContext:
                 self.resume = await load_resume_point(store, run_id, self.params.messages)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
-        self.journal = StepJournal(store, run_id, last_seq, self.params.sink)
+        sink = self.params.sink
+        # (a sink that drops every event gets none, and no seq skips, from the journal)
+        self.journal = StepJournal(store, run_id, last_seq, sink if sink.wants_events else None)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self.sink = JournalingSink(self.params.sink, self.journal)
         self.emit = self.sink.emit
@@ -270,7 +272,10 @@ class LoopContext:
 
     async def deliver(self, event: AgentEvent) -> None:
         """Send an event a checkpoint already journaled (``checkpoint(events=...)``)."""
-        await (self.params.sink if self.journal is not None else self.sink).emit(event)
+        sink = self.params.sink if self.journal is not None else self.sink
+        if not sink.wants_events:
+            return  # (it drops every event)
+        await sink.emit(event)
         if self._owed_skip and isinstance(event, RunStart):
             self._owed_skip = False
             self.params.sink.skip_seq(1)  # the attempt record journaled after it
@@ -491,19 +496,29 @@ class LoopContext:
         )
         journal = self.journal
         try:
-            if journal is not None and isinstance(target, JournaledThreadRunStore):
+            if journal is not None:  # (open_journal: the target keeps journals)
+                first = False
                 for event in events:
                     journal.record_event(event)
-                    if isinstance(event, RunStart) and self._attempt is not None:
-                        # its seq is skipped once the run_start before it was sent (deliver)
-                        journal.record_attempt(self._attempt, skip_seq=False)
-                        self._attempt = None
-                        self._owed_skip = True
-                step = StepCheckpoint(self.identity.thread_id, self.messages, record, [])
-                step.first = any(isinstance(event, RunStart) for event in events)
-                step.termination, step.response = termination, response
-                writer = self.params.request.checkpoint_writer if self.params.request else None
-                await journal.checkpoint(target, step, writer)
+                    if isinstance(event, RunStart):
+                        first = True
+                        if self._attempt is not None:
+                            # its seq is skipped once the run_start before it was sent (deliver)
+                            journal.record_attempt(self._attempt, skip_seq=False)
+                            self._attempt = None
+                            self._owed_skip = True
+                step = StepCheckpoint(
+                    self.identity.thread_id,
+                    self.messages,
+                    record,
+                    [],
+                    first=first,
+                    termination=termination,
+                    response=response,
+                )
+                request = self.params.request
+                writer = request.checkpoint_writer if request is not None else None
+                await journal.checkpoint(journal.store, step, writer)
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:
