@@ -135,7 +135,7 @@ def test_decision_targets_name_tickets_and_their_calls() -> None:
     assert run.decision_targets() == {"s1", "c1"}
     assert run.waiting is not None and run.waiting.call_targets() == ["c1"]
     plan = RunPlan.resume(run)
-    assert plan.resumes and plan.run_id == "r1" and plan.decision_targets == ["c1", "s1"]
+    assert plan.resumes and plan.run_id == "r1" and plan.decision_targets == ("c1", "s1")
 
 
 async def test_find_waiting_run_is_the_thread_run_that_waits() -> None:

@@ -23,16 +23,21 @@ __all__ = [
     "LogFormat",
     "RunContextFilter",
     "RunLogBinding",
+    "RunLogToken",
     "bind_run",
     "configure_logging",
     "current_run_ids",
+    "enter_run",
+    "leave_run",
 ]
 
 LogFormat = Literal["text", "json"]
 _IDS = ("run_id", "thread_id", "agent_id")
 _EMPTY = ("", "", "")
-_CURRENT: contextvars.ContextVar[tuple[str, str, str]] = contextvars.ContextVar(
-    "awaken_run_log_context", default=_EMPTY
+# The running run's identity itself (an untracked msgspec struct: no tuple, no extra object
+# for the garbage collector per run); ``None`` outside a run.
+_CURRENT: contextvars.ContextVar[RunIdentity | None] = contextvars.ContextVar(
+    "awaken_run_log_context", default=None
 )
 _TEXT_FORMAT = (
     "%(asctime)s %(levelname)s %(name)s [run=%(run_id)s thread=%(thread_id)s "
@@ -48,21 +53,37 @@ _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
 
 def current_run_ids() -> tuple[str, str, str]:
     """``(run_id, thread_id, agent_id)`` of the run this code runs in (empty strings if none)."""
-    return _CURRENT.get()
+    identity = _CURRENT.get()
+    if identity is None:
+        return _EMPTY
+    return identity.run_id, identity.thread_id, identity.agent_id
+
+
+RunLogToken = contextvars.Token["RunIdentity | None"]
+
+
+def enter_run(identity: RunIdentity) -> RunLogToken:
+    """Tag log lines with ``identity``'s ids until :func:`leave_run` (the loop's form of
+    :func:`bind_run`: no context-manager object per run)."""
+    return _CURRENT.set(identity)
+
+
+def leave_run(token: RunLogToken) -> None:
+    """Restore the ids bound before the :func:`enter_run` that returned ``token``."""
+    _CURRENT.reset(token)
 
 
 class RunLogBinding:
-    """The context manager :func:`bind_run` returns (a plain class, no generator: it is
-    entered once per run)."""
+    """The context manager :func:`bind_run` returns."""
 
-    __slots__ = ("_ids", "_token")
+    __slots__ = ("_identity", "_token")
 
-    def __init__(self, ids: tuple[str, str, str]) -> None:
-        self._ids = ids
-        self._token: contextvars.Token[tuple[str, str, str]] | None = None
+    def __init__(self, identity: RunIdentity) -> None:
+        self._identity = identity
+        self._token: RunLogToken | None = None
 
     def __enter__(self) -> None:
-        self._token = _CURRENT.set(self._ids)
+        self._token = _CURRENT.set(self._identity)
 
     def __exit__(self, *exc: object) -> None:
         token = self._token
@@ -73,14 +94,14 @@ class RunLogBinding:
 
 def bind_run(identity: RunIdentity) -> RunLogBinding:
     """Tag log lines with ``identity``'s ids until the block ends (nested runs restore)."""
-    return RunLogBinding((identity.run_id, identity.thread_id, identity.agent_id))
+    return RunLogBinding(identity)
 
 
 class RunContextFilter(logging.Filter):
     """Adds ``run_id``, ``thread_id`` and ``agent_id`` to every record (never drops one)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        run_id, thread_id, agent_id = _CURRENT.get()
+        run_id, thread_id, agent_id = current_run_ids()
         if not hasattr(record, "run_id"):
             record.run_id = run_id
         if not hasattr(record, "thread_id"):

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 import jsonschema
+import msgspec
 from awaken_contract.contract.tool import ToolDescriptor
 from awaken_contract.output_schema import OutputSchema
 from pydantic import ValidationError
@@ -195,18 +196,18 @@ def _schema_error(error: jsonschema.ValidationError) -> str:
     return f"{where}: {error.message}" if where else error.message
 
 
-class OutputState:
+class OutputState(msgspec.Struct, eq=False):
     """One run's structured output: the compiled validator, the accepted answer and how many
-    answers failed validation so far."""
+    answers failed validation so far.
 
-    __slots__ = ("failures", "native", "result", "validator")
+    A msgspec struct: made untracked by the garbage collector while its fields hold no
+    container (every run without an output schema), tracked again once one is assigned."""
 
-    def __init__(self) -> None:
-        self.validator: OutputValidator | None = None
-        self.result: ValidatedOutput | None = None
-        self.failures = 0
-        self.native = False
-        """Whether the last request asked natively (else the ``final_result`` tool)."""
+    validator: OutputValidator | None = None
+    result: ValidatedOutput | None = None
+    failures: int = 0
+    native: bool = False
+    """Whether the last request asked natively (else the ``final_result`` tool)."""
 
     def validator_for(self, output: OutputSchema | None) -> OutputValidator | None:
         """The validator of ``output`` (compiled once per schema), ``None`` without one."""

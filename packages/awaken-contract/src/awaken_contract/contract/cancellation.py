@@ -21,7 +21,7 @@ class CancellationToken:
     def __init__(self) -> None:
         self._event: asyncio.Event | None = None
         self._reason: str | None = None
-        self._children: list[CancellationToken] = []
+        self._children: list[CancellationToken] | None = None  # (a list once one is made)
 
     @property
     def is_cancelled(self) -> bool:
@@ -40,8 +40,9 @@ class CancellationToken:
         self._reason = reason
         if self._event is not None:
             self._event.set()
-        for child in self._children:
-            child.cancel(reason)
+        if self._children is not None:
+            for child in self._children:
+                child.cancel(reason)
 
     def child(self) -> CancellationToken:
         """A token cancelled together with this one."""
@@ -49,6 +50,8 @@ class CancellationToken:
         if self.is_cancelled:
             token.cancel(self._reason or "cancelled")
         else:
+            if self._children is None:
+                self._children = []
             self._children.append(token)
         return token
 

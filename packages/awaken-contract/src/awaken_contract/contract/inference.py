@@ -21,18 +21,22 @@ class TokenUsage(msgspec.Struct, omit_defaults=True, gc=False):
     thinking_tokens: int | None = None
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
+        # Each count: unknown (None) when unknown on both sides, else the sum (None as 0);
+        # written out per field (no helper call per field: the loop adds once per inference).
+        a1, b1 = self.prompt_tokens, other.prompt_tokens
+        a2, b2 = self.completion_tokens, other.completion_tokens
+        a3, b3 = self.total_tokens, other.total_tokens
+        a4, b4 = self.cache_read_tokens, other.cache_read_tokens
+        a5, b5 = self.cache_creation_tokens, other.cache_creation_tokens
+        a6, b6 = self.thinking_tokens, other.thinking_tokens
         return TokenUsage(
-            _add(self.prompt_tokens, other.prompt_tokens),
-            _add(self.completion_tokens, other.completion_tokens),
-            _add(self.total_tokens, other.total_tokens),
-            _add(self.cache_read_tokens, other.cache_read_tokens),
-            _add(self.cache_creation_tokens, other.cache_creation_tokens),
-            _add(self.thinking_tokens, other.thinking_tokens),
+            None if a1 is None and b1 is None else (a1 or 0) + (b1 or 0),
+            None if a2 is None and b2 is None else (a2 or 0) + (b2 or 0),
+            None if a3 is None and b3 is None else (a3 or 0) + (b3 or 0),
+            None if a4 is None and b4 is None else (a4 or 0) + (b4 or 0),
+            None if a5 is None and b5 is None else (a5 or 0) + (b5 or 0),
+            None if a6 is None and b6 is None else (a6 or 0) + (b6 or 0),
         )
-
-
-def _add(a: int | None, b: int | None) -> int | None:
-    return None if a is None and b is None else (a or 0) + (b or 0)
 
 
 class StopReason(enum.StrEnum):

@@ -44,7 +44,8 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
     agent_id: str
     run_id: str
     resumes: bool = False
-    decision_targets: list[str] = msgspec.field(default_factory=list)
+    decision_targets: tuple[str, ...] = ()
+    """(A tuple: a plan holds no container the garbage collector must track per run.)"""
     record: RunRecord | None = None
     record_read: bool = False
     new_thread: bool = False
@@ -57,7 +58,7 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
             agent_id=agent_id or run.agent_id,
             run_id=run.run_id,
             resumes=True,
-            decision_targets=sorted(run.decision_targets()),
+            decision_targets=tuple(sorted(run.decision_targets())),
         )
 
 

@@ -57,7 +57,7 @@ def may_intercept(host: ToolContext) -> bool:
     return bool(
         host.env.tool_gate_hooks
         or (host.hooks.get(_BEFORE_TOOL_EXECUTE) and _BEFORE_TOOL_EXECUTE not in host.observing)
-        or host.store.read_raw(_PENDING)
+        or host.store.values.get(_PENDING)
     )
 
 
@@ -65,7 +65,7 @@ def observes_before(host: ToolContext) -> ObservingPhase | None:
     """BeforeToolExecute's observers when they are all the phase runs (its hooks all observe
     and no action is queued): :func:`observe_before` then runs the phase."""
     observing = host.observing.get(_BEFORE_TOOL_EXECUTE)
-    if observing is None or host.store.read_raw(_PENDING):
+    if observing is None or host.store.values.get(_PENDING):
         return None
     return observing
 

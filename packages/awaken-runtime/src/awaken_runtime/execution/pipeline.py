@@ -27,7 +27,8 @@ The pipeline sees the run only through its :class:`ToolContext`; the interceptio
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 from awaken_contract.actions import (
     InterceptBlock,
@@ -106,12 +107,14 @@ class ToolPipeline:
         self.ctx = ctx
 
     # ------------------------------------------------------------------ step batch
-    async def run_calls(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
-        """Run a step's calls; returns ``(block reason or None, any call suspended)``."""
-        host = self.ctx
-        if host.executor.requires_incremental_state():
-            return await self._run_sequential(calls)
-        return await self._run_parallel(calls)
+    def run_calls(self, calls: Sequence[ToolCall]) -> Coroutine[Any, Any, tuple[str | None, bool]]:
+        """Run a step's calls (await it); ``(block reason or None, any call suspended)``.
+
+        A plain method returning the sequential or the parallel coroutine: no dispatching
+        coroutine of its own per step."""
+        if self.ctx.executor.requires_incremental_state():
+            return self._run_sequential(calls)
+        return self._run_parallel(calls)
 
     async def _run_sequential(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
         suspended = False

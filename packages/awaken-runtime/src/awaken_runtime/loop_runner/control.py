@@ -10,18 +10,20 @@ from __future__ import annotations
 import asyncio
 from typing import Generic, TypeVar
 
+import msgspec
+
 __all__ = ["ControlChannel"]
 
 M = TypeVar("M")
 
 
-class ControlChannel(Generic[M]):
-    """FIFO of control messages (the subset of ``asyncio.Queue`` the loop uses)."""
+class ControlChannel(msgspec.Struct, Generic[M], eq=False):
+    """FIFO of control messages (the subset of ``asyncio.Queue`` the loop uses).
 
-    __slots__ = ("_queue",)
+    A msgspec struct: untracked by the garbage collector until its queue is made (msgspec
+    tracks a struct again once a field is set to a container)."""
 
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[M] | None = None
+    _queue: asyncio.Queue[M] | None = None
 
     def _ready(self) -> asyncio.Queue[M]:
         if self._queue is None:

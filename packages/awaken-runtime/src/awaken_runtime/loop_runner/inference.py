@@ -12,9 +12,12 @@ import time
 
 from awaken_contract.actions import (
     ContextMessageStoreKey,
+    ContextMessageStoreState,
     InferenceOverrideKey,
+    InferenceOverrideState,
     RemoveContextMessages,
     ToolFilterKey,
+    ToolFilterState,
 )
 from awaken_contract.contract.event import InferenceComplete
 from awaken_contract.contract.executor import InferenceRequest
@@ -38,6 +41,9 @@ from awaken_runtime.loop_runner.stream import StreamCollector, collected_result,
 __all__ = ["CONTINUATION_PROMPT", "inference_phase"]
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
+_TOOL_FILTER = ToolFilterKey.KEY
+_INFERENCE_OVERRIDE = InferenceOverrideKey.KEY
+_CONTEXT_MESSAGES = ContextMessageStoreKey.KEY
 
 # Enum members read on the hot path, as module constants: on Python 3.11 every
 # ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
@@ -61,7 +67,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     # this phase's actions.
     before = run.hooks.get(_BEFORE_INFERENCE)
     if before:
-        ctx = run.phase_ctx(_BEFORE_INFERENCE)
+        ctx = run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE)
         observing = run.pipeline.ctx.observing.get(_BEFORE_INFERENCE)
         if observing is not None:
             observing.observe(ctx)
@@ -69,11 +75,12 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
             command = await phase.collect_commands(env, ctx, before)
             if not command.is_empty:
                 await phase.submit_command(env, command)
-    if store.read_raw(_PENDING_ACTIONS):
-        await phase.run_execute_loop(env, run.phase_ctx(_BEFORE_INFERENCE))
+    if store.values.get(_PENDING_ACTIONS):
+        await phase.run_execute_loop(env, run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE))
     termination = run.check_termination()
-    tool_filter = store.read(ToolFilterKey)
-    step_overrides = store.read(InferenceOverrideKey)
+    values = store.values  # (read in place: no call per key)
+    tool_filter: ToolFilterState | None = values.get(_TOOL_FILTER)
+    step_overrides: InferenceOverrideState | None = values.get(_INFERENCE_OVERRIDE)
     if tool_filter is not None or step_overrides is not None:
         clear = MutationBatch()
         if tool_filter is not None:
@@ -223,7 +230,7 @@ async def _continue_truncated(
 def _prompt_messages(run: LoopContext) -> list[Message]:
     system = run.system_message
     messages = [system, *run.messages] if system is not None else list(run.messages)
-    context_store = run.store.read(ContextMessageStoreKey)
+    context_store: ContextMessageStoreState | None = run.store.values.get(_CONTEXT_MESSAGES)
     if context_store is None or not context_store.messages:
         return messages
     context = context_store.sorted_messages()

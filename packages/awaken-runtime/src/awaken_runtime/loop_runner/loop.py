@@ -37,7 +37,7 @@ from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.lifecycle import TerminationKind, TerminationReason
 from awaken_contract.errors import AwakenError, InferenceFailed, LoopStorageFailed, StateCancelled
 from awaken_contract.ids import new_id
-from awaken_contract.log_context import bind_run
+from awaken_contract.log_context import enter_run, leave_run
 from awaken_contract.model import Phase
 from awaken_contract.runtime import AgentRunResult
 from awaken_contract.state import MutationBatch
@@ -47,7 +47,7 @@ from awaken_runtime.execution.resume import prepare_resume
 from awaken_runtime.loop_runner.finish import finish
 from awaken_runtime.loop_runner.inference import CONTINUATION_PROMPT, inference_phase
 from awaken_runtime.loop_runner.params import AgentLoopParams
-from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome, StepResult
+from awaken_runtime.loop_runner.run_context import LoopContext, StepOutcome
 from awaken_runtime.loop_runner.suspension import drain_inbox, suspend_and_wait
 from awaken_runtime.loop_runner.tools import tools_phase
 
@@ -64,55 +64,56 @@ _NATURAL_END = StepOutcome.NATURAL_END
 _RUN_START = Phase.RUN_START
 _STEP_START = Phase.STEP_START
 _KIND_SUSPENDED = TerminationKind.SUSPENDED
+_TOOL_CALL_STATES = ToolCallStatesKey.KEY
 
 
 async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
     """Run one agent loop to its end (or to a suspension when it cannot wait)."""
     run = LoopContext(params)
+    logged = enter_run(params.run_identity)  # log lines of the run carry its ids
     try:
-        with bind_run(params.run_identity):  # log lines of the run carry its ids
-            return await _run(run)
+        if params.checkpoint_store is not None:  # (a run without one records no journal)
+            await run.open_journal()
+        agent = run.resolve()
+        run.base_agent = agent
+        run.activate(agent)
+        if params.decisions:
+            prepare_resume(run.store, params.decisions)
+        start = (
+            RunLifecycleUpdate.set_running()
+            if params.is_continuation
+            else RunLifecycleUpdate.start(run.identity.run_id)
+        )
+        if params.is_continuation and run.store.read(RunLifecycleKey) is None:
+            start = RunLifecycleUpdate.start(run.identity.run_id)
+        run.store.commit(MutationBatch().update(RunLifecycleKey, start))
+        try:
+            # the start, then the steps: two coroutines in turn, not nested
+            started = await _start(run)
+            termination = started if started is not None else await _step_loop(run)
+        except (RunCancelled, StateCancelled):
+            await _flush_held(run)
+            termination = TerminationReason.cancelled()
+        except Exception as exc:
+            message = str(exc) or type(exc).__name__
+            _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
+            await _flush_held(run)
+            await run.emit(Error(message=message, code=_error_code(exc)))
+            if run.step_open:
+                run.step_open = False
+                await run.emit(StepEnd())
+            termination = TerminationReason.error(message)
+        if termination.type is _KIND_SUSPENDED:
+            return run.result(termination)  # parked: run_finish(suspended) already sent
+        return await finish(run, termination)
     finally:
+        leave_run(logged)
         run.canceller.close()
 
 
-async def _run(run: LoopContext) -> AgentRunResult:
-    await run.open_journal()
-    agent = run.resolve()
-    run.base_agent = agent
-    run.activate(agent)
-    params = run.params
-    if params.decisions:
-        prepare_resume(run.store, params.decisions)
-    start = (
-        RunLifecycleUpdate.set_running()
-        if params.is_continuation
-        else RunLifecycleUpdate.start(run.identity.run_id)
-    )
-    if params.is_continuation and run.store.read(RunLifecycleKey) is None:
-        start = RunLifecycleUpdate.start(run.identity.run_id)
-    run.store.commit(MutationBatch().update(RunLifecycleKey, start))
-    try:
-        termination = await _run_body(run)
-    except (RunCancelled, StateCancelled):
-        await _flush_held(run)
-        termination = TerminationReason.cancelled()
-    except Exception as exc:
-        message = str(exc) or type(exc).__name__
-        _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
-        await _flush_held(run)
-        await run.emit(Error(message=message, code=_error_code(exc)))
-        if run.step_open:
-            run.step_open = False
-            await run.emit(StepEnd())
-        termination = TerminationReason.error(message)
-    if termination.type is _KIND_SUSPENDED:
-        return run.result(termination)  # parked: run_finish(suspended) already sent
-    return await finish(run, termination)
-
-
-async def _run_body(run: LoopContext) -> TerminationReason:
-    """The loop proper; ``suspended`` when the run stays parked without waiting."""
+async def _start(run: LoopContext) -> TerminationReason | None:
+    """``run_start``, a resumed run's replay and the RunStart phase; the run's end when it
+    ends there (``suspended`` when it stays parked without waiting), else ``None``."""
     # The attempt is durable from its start: thread, input messages and a ``running`` record
     # (so the thread, runs/active and the history answer truthfully during the first step);
     # ``run_start`` is journaled by that checkpoint and sent once it committed.
@@ -138,22 +139,45 @@ async def _run_body(run: LoopContext) -> TerminationReason:
         outcome = await suspend_and_wait(run, step_open=False)
         if outcome is not None:
             return outcome
-    return await _step_loop(run)
+    return None
 
 
 async def _step_loop(run: LoopContext) -> TerminationReason:
+    """Steps until the run ends: StepStart, the inference phase, the tools phase, StepEnd."""
     store = run.store
+    canceller = run.canceller
     while True:
         blocked = run.apply_handoff()
         if blocked is not None:
             return blocked
-        run.steps += 1
+        run.clock.steps += 1  # (the clock itself: no property call)
         run.step_open = True
         if run.sink.wants_events:
             await run.emit(StepStart(message_id=new_id()))
-        if store.read(ToolCallStatesKey) is not None:
+        if store.values.get(_TOOL_CALL_STATES) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
-        outcome, termination = await _execute_step(run)
+        # The step itself (in place: one coroutine less per run).
+        outcome: StepOutcome
+        termination: TerminationReason | None
+        if canceller.is_cancelled:
+            outcome, termination = run.cancelled_step()
+        else:
+            try:
+                if run.phase_has_work(_STEP_START):  # cancellation was checked just above
+                    await run.run_phase(_STEP_START)
+                termination = run.check_termination()
+            except StateCancelled:
+                outcome, termination = run.cancelled_step()
+            else:
+                if termination is not None:
+                    outcome = _TERMINATED
+                else:
+                    inferred = await inference_phase(run)
+                    if isinstance(inferred, StreamResult):
+                        outcome, termination = await tools_phase(run, inferred)
+                    else:
+                        outcome, termination = inferred
+                    del inferred  # the step's result is not kept alive through the next one
         if outcome is not _CONTINUE and run.journal is not None:
             await run.journal.flush_held()  # only a continuing step goes to its checkpoint
         if outcome is _SUSPENDED:
@@ -180,24 +204,6 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         termination = run.check_termination()
         if termination is not None:
             return termination
-
-
-async def _execute_step(run: LoopContext) -> StepResult:
-    """StepStart, then the inference phase, then the tools phase."""
-    if run.canceller.is_cancelled:
-        return run.cancelled_step()
-    try:
-        if run.phase_has_work(_STEP_START):  # cancellation was checked just above
-            await run.run_phase(_STEP_START)
-    except StateCancelled:
-        return run.cancelled_step()
-    termination = run.check_termination()
-    if termination is not None:
-        return _TERMINATED, termination
-    inferred = await inference_phase(run)
-    if not isinstance(inferred, StreamResult):
-        return inferred
-    return await tools_phase(run, inferred)
 
 
 async def _flush_held(run: LoopContext) -> None:

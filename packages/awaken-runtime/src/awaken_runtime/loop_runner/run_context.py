@@ -23,6 +23,7 @@ from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
 from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
 from awaken_contract.errors import (
     AwakenError,
@@ -34,14 +35,14 @@ from awaken_contract.errors import (
 )
 from awaken_contract.ids import now_ms, now_secs
 from awaken_contract.model import PendingScheduledActions, Phase
-from awaken_contract.plugin import PhaseContext
 from awaken_contract.registry_spec import AgentSpec
-from awaken_contract.runtime import AgentRunResult, DecisionBatch
+from awaken_contract.runtime import AgentRunResult
 from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
 from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.pipeline import ToolPipeline
+from awaken_runtime.extensions.handoff.state import ActiveAgentIdKey
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
 from awaken_runtime.loop_runner.checkpoint import RunRecordInputs, build_run_record
 from awaken_runtime.loop_runner.history import last_assistant_text
@@ -70,7 +71,8 @@ __all__ = ["LoopContext", "StepOutcome", "StepResult", "done_batch"]
 _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
-
+_LIFECYCLE = RunLifecycleKey.KEY
+_ACTIVE_AGENT = ActiveAgentIdKey.KEY
 # Enum members read on the hot path, as module constants: on Python 3.11 every
 # ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
 _DONE = RunStatus.DONE
@@ -105,7 +107,6 @@ class LoopContext:
         "pending_decisions",
         "persists",
         "phase",
-        "phase_ctx",
         "pipeline",
         "record",
         "resume",
@@ -138,7 +139,7 @@ class LoopContext:
             loop_start_ms=now_ms(),
             base_steps=self.clock.base,
         )
-        self.pending_decisions: DecisionBatch = []
+        self.pending_decisions: tuple[tuple[str, ToolCallResume], ...] = ()  # (no list per run)
         self.output = OutputState()
         # The run's fixed parts, read as plain attributes on the hot path.
         self.phase: PhaseRuntime = params.runtime
@@ -166,11 +167,9 @@ class LoopContext:
         self.immediate: Mapping[Phase, ImmediatePhaseHook]
         """The phases whose only active hook runs in place (``phase.immediate``)."""
         self.tools: dict[str, Tool]
-        self.descriptors: list[ToolDescriptor]
+        self.descriptors: Sequence[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
-        self.phase_ctx: Callable[..., PhaseContext]
-        """A context for a phase over the current snapshot (``ToolContext.phase_ctx``)."""
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
@@ -239,7 +238,7 @@ class LoopContext:
         """
         hooks = self.hooks.get(phase)
         immediate = self.immediate.get(phase)
-        if not self.store.read_raw(_PENDING_ACTIONS) and (
+        if not self.store.values.get(_PENDING_ACTIONS) and (
             not hooks
             or (
                 immediate is not None
@@ -250,7 +249,7 @@ class LoopContext:
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        ctx = self.phase_ctx(phase, with_token=with_token, **extra)
+        ctx = self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
         if immediate is not None and run_immediately(self.phase, immediate, ctx):
             if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
                 await self.phase.run_execute_loop(self.env, ctx)
@@ -260,7 +259,7 @@ class LoopContext:
     def phase_has_work(self, phase: Phase) -> bool:
         """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
         checks the cancellation (callers skip the await when that was just checked)."""
-        return phase in self.hooks or bool(self.store.read_raw(_PENDING_ACTIONS))
+        return phase in self.hooks or bool(self.store.values.get(_PENDING_ACTIONS))
 
     async def observe_phase(self, phase: Phase, **extra: Any) -> None:
         """Run ``phase`` so plugins observe an end (or restart) the loop takes anyway; a hook
@@ -307,7 +306,7 @@ class LoopContext:
 
     def check_termination(self) -> TerminationReason | None:
         """A termination requested through the lifecycle (done, or waiting on decisions)."""
-        lifecycle = self.store.read(RunLifecycleKey)
+        lifecycle: RunLifecycleState | None = self.store.values.get(_LIFECYCLE)
         if lifecycle is None:
             return None
         if lifecycle.status is _DONE:
@@ -350,7 +349,7 @@ class LoopContext:
                 tools[descriptor.id] = FrontEndTool(descriptor)
         self.tools = tools
         self.descriptors = (
-            agent.tool_descriptors()
+            agent.shared_tool_descriptors()
             if tools is agent.tools
             else sorted((t.descriptor() for t in tools.values()), key=lambda d: d.id)
         )
@@ -369,7 +368,7 @@ class LoopContext:
         self.system_message = (
             Message(role=_SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
         )
-        self.pipeline = pipeline = ToolPipeline(
+        self.pipeline = ToolPipeline(
             ToolContext(
                 spec=agent.spec,
                 env=agent.env,
@@ -399,10 +398,11 @@ class LoopContext:
                 ),
             )
         )
-        self.phase_ctx = pipeline.ctx.phase_ctx
 
     def apply_handoff(self) -> TerminationReason | None:
         """Switch agent when ``__runtime.active_agent`` names another one (spec §16)."""
+        if self.agent is self.base_agent and self.store.values.get(_ACTIVE_AGENT) is None:
+            return None  # no handoff asked for and none to undo (handoff_target's None)
         target = handoff_target(self.store.snapshot(), self.base_agent.spec.id, self.spec.id)
         if target is None:
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 
+import msgspec
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleUpdate
 from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.state import MutationBatch
@@ -14,16 +15,16 @@ from awaken_runtime.loop_runner.params import AgentLoopParams
 __all__ = ["StepClock", "StepOutcome", "StepResult", "done_batch"]
 
 
-class StepClock:
+class StepClock(msgspec.Struct, eq=False, gc=False):
     """The run's step counter, shared with its tool journal: the journal reads the step index
     from here, never from the run (that would make each run's object graph a reference cycle
-    only the cyclic GC frees)."""
+    only the cyclic GC frees).
 
-    __slots__ = ("base", "steps")
+    ``gc=False`` (ADR 0033): two ints, so it can never be part of a reference cycle; the
+    collector need not track one per run."""
 
-    def __init__(self, base: int) -> None:
-        self.base = base
-        self.steps = 0
+    base: int
+    steps: int = 0
 
     @classmethod
     def for_run(cls, params: AgentLoopParams) -> StepClock:

@@ -62,7 +62,7 @@ async def suspend_and_wait(run: LoopContext, *, step_open: bool) -> TerminationR
                     await run.checkpoint()
         if not batch or not _ready_to_replay(run, batch):
             continue
-        decisions, run.pending_decisions = run.pending_decisions, []
+        decisions, run.pending_decisions = list(run.pending_decisions), ()
         known = _known_decisions(run, decisions)
         if not known:
             continue
@@ -80,7 +80,7 @@ async def suspend_and_wait(run: LoopContext, *, step_open: bool) -> TerminationR
 
 def _ready_to_replay(run: LoopContext, batch: DecisionBatch) -> bool:
     """Collect decisions; with batch approval wait until every suspended call has one."""
-    run.pending_decisions.extend(batch)
+    run.pending_decisions += tuple(batch)
     policy = run.agent.tool_executor.decision_replay_policy()
     if policy is not DecisionReplayPolicy.BATCH_ALL_SUSPENDED:
         return True

@@ -110,25 +110,24 @@ _PHASE_RUNTIME_KEYS = (
 )
 
 
-async def _run_in_turn(hooks: Sequence[TaggedPhaseHook], ctx: PhaseContext) -> list[StateCommand]:
-    """Every hook's command, each hook awaited in turn on the same frozen snapshot.
+# Hooks run in turn: each hook awaited after the other on the same frozen snapshot. Hooks only
+# read ``ctx`` (its snapshot is immutable) and return commands, so running them one after the
+# other gives the commands a concurrent ``gather`` would, without a task per hook; the commands
+# are merged (and conflicts detected) afterwards exactly as before. The loops are written out
+# in ``collect_commands`` and ``_gather`` (no helper coroutine, no async comprehension: two
+# coroutines less per phase), and a command's emptiness is tested on its fields in place.
 
-    Hooks only read ``ctx`` (its snapshot is immutable) and return commands, so running them one
-    after the other gives the commands a concurrent ``gather`` would, without a task per hook;
-    the commands are merged (and conflicts detected) afterwards exactly as before."""
-    return [await h.run(ctx) for h in hooks]
 
-
-class _RunMutex:
+class _RunMutex(msgspec.Struct, eq=False):
     """``asyncio.Lock`` semantics (FIFO hand-over, cancellation safe), taken without an
     await when free: the engine takes it several times per step (``if not
-    lock.try_acquire(): await lock.acquire()``, then ``lock.release()``)."""
+    lock.try_acquire(): await lock.acquire()``, then ``lock.release()``).
 
-    __slots__ = ("_waiters", "locked")
+    A msgspec struct: untracked by the garbage collector until contended (its waiters' deque
+    is made then)."""
 
-    def __init__(self) -> None:
-        self.locked = False
-        self._waiters: deque[asyncio.Future[None]] | None = None  # made when contended
+    locked: bool = False
+    _waiters: deque[asyncio.Future[None]] | None = None  # made when contended
 
     def try_acquire(self) -> bool:
         """Take the lock when it is free (no await); ``False`` when it is held."""
@@ -203,7 +202,7 @@ class PhaseRuntime:
             effects = await self._gather(env, ctx, hooks) if hooks else None
             if token is not None and token.is_cancelled:
                 raise StateCancelled()
-            if self.store.read_raw(_PENDING):
+            if self.store.values.get(_PENDING):
                 report = await self._execute(env, ctx)
             else:
                 report = PhaseRunReport(ctx.phase, rounds=1)  # nothing queued: one empty round
@@ -239,13 +238,15 @@ class PhaseRuntime:
         snap = self.store.snapshot()
         if ctx.snapshot is not snap:
             ctx = ctx.with_snapshot(snap)
-        commands = await _run_in_turn(hooks, ctx)
+        commands: list[StateCommand] = []
+        for hook in hooks:
+            commands.append(await hook.run(ctx))
         strategy = self.store.strategy
         for command in commands:
             patch = command.patch
             if patch.base_revision is None:
-                if command.is_empty:
-                    continue  # merging it changes nothing
+                if not (patch.ops or command.scheduled_actions or command.effects):
+                    continue  # an empty command: merging it changes nothing
                 patch.base_revision = snap.revision
             merged.merge_parallel(command, strategy)
         return merged
@@ -377,17 +378,20 @@ class PhaseRuntime:
                 return None
             return await self._submit_effects(env, command)
 
-        report = EffectReport()
-        results = await _run_in_turn(hooks, ctx)
+        results: list[StateCommand] = []
+        for hook in hooks:
+            results.append(await hook.run(ctx))
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
-            if command.is_empty:
-                continue
-            if command.patch.base_revision is None:
-                command.patch.base_revision = snap.revision
+            patch = command.patch
+            if not (patch.ops or command.scheduled_actions or command.effects):
+                continue  # empty
+            if patch.base_revision is None:
+                patch.base_revision = snap.revision
             commands.append((index, command))
         if not commands:
-            return report
+            return None  # nothing submitted
+        report = EffectReport()
 
         exclusive = self._exclusive_keys(commands)
         if not self._has_conflict(exclusive):

@@ -110,7 +110,7 @@ def run_immediately(engine: PhaseRuntime, hook: ImmediatePhaseHook, ctx: PhaseCo
     ``False`` — nothing done — when the engine is busy or actions are queued (await
     ``run_phase`` then). Raises ``StateCancelled`` where ``run_phase`` does."""
     store = engine.store
-    if engine.busy or store.read_raw(_PENDING):
+    if engine.busy or store.values.get(_PENDING):
         return False
     token = ctx.cancellation_token
     if token is not None and token.is_cancelled:

@@ -133,6 +133,11 @@ class ResolvedAgent:
         """Descriptors of every tool, sorted by id (cached; a fresh list each call)."""
         return list(self._cached_descriptors())
 
+    def shared_tool_descriptors(self) -> tuple[ToolDescriptor, ...]:
+        """Descriptors of every tool, sorted by id: the cached tuple itself (shared, immutable;
+        no list per run)."""
+        return self._cached_descriptors()
+
     def _cached_descriptors(self) -> tuple[ToolDescriptor, ...]:
         if self._descriptors is None:
             self._descriptors = tuple(

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+import msgspec
 from awaken_contract.contract.cancellation import CancellationToken
 from awaken_contract.contract.event import (
     AgentEvent,
@@ -201,9 +202,7 @@ class ReplaySink(EventSink):
 class ReplayChannel(ControlChannel[ControlMessage]):
     """The replayed run's control channel: batches staged by the sink, one batch per read."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._staged: deque[list[ControlMessage]] = deque()
+    _staged: deque[list[ControlMessage]] = msgspec.field(default_factory=deque)
 
     def stage(self, batches: list[list[ControlMessage]]) -> None:
         """Queue ``batches``; the first is readable now, each next one once the previous one

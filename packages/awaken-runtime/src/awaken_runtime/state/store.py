@@ -59,15 +59,18 @@ CommitHook = Callable[[CommitEvent], None]
 class StateStore:
     """Holds the current snapshot, the registered keys, installed plugins and commit hooks."""
 
-    __slots__ = ("_hooks", "_plugins", "_regs", "_regs_shared", "_snapshot", "_values")
+    __slots__ = ("_hooks", "_plugins", "_regs", "_regs_shared", "_snapshot", "values")
 
     def __init__(self) -> None:
-        self._values: dict[str, Any] = {}  # the current snapshot's map (read, never mutated)
-        self._snapshot = Snapshot(0, StateMap(self._values))
+        self.values: dict[str, Any] = {}
+        """The current snapshot's map by key string: read it (the loop's hot path does, one
+        lookup without a call), never mutate it; every commit replaces it."""
+        self._snapshot = Snapshot(0, StateMap(self.values))
         self._regs: dict[str, KeyRegistration] = {}
         self._regs_shared = False
-        self._plugins: dict[type[Plugin], list[str]] = {}
-        self._hooks: list[CommitHook] = []
+        # (created on first use: a run's store usually installs no plugin and no hook)
+        self._plugins: dict[type[Plugin], list[str]] | None = None
+        self._hooks: list[CommitHook] | None = None
 
     @classmethod
     def sharing(cls, registrations: dict[str, KeyRegistration]) -> StateStore:
@@ -106,12 +109,12 @@ class StateStore:
     def read(self, key: type[KeyOf[V]]) -> V | None:
         """The current value of ``key`` or ``None`` when absent (do not mutate it); the same
         as ``snapshot().get(key)``."""
-        value: V | None = self._values.get(key.KEY)
+        value: V | None = self.values.get(key.KEY)
         return value
 
     def read_raw(self, key: str) -> Any:
         """The current value under a key string, or ``None`` (``snapshot().get_raw(key)``)."""
-        return self._values.get(key)
+        return self.values.get(key)
 
     # ------------------------------------------------------------------ registry
 
@@ -144,6 +147,8 @@ class StateStore:
 
     def add_commit_hook(self, hook: CommitHook) -> None:
         """Call ``hook`` after every non-empty commit."""
+        if self._hooks is None:
+            self._hooks = []
         self._hooks.append(hook)
 
     # ------------------------------------------------------------------ plugins
@@ -158,6 +163,8 @@ class StateStore:
             plugin = plugin()
         plugin_type = type(plugin)
         name = plugin.descriptor().name
+        if self._plugins is None:
+            self._plugins = {}
         if plugin_type in self._plugins:
             raise PluginAlreadyInstalled(name)
         registrar = RuntimePluginRegistrar(name)
@@ -174,7 +181,8 @@ class StateStore:
     def uninstall_plugin(self, plugin: Plugin | type[Plugin]) -> None:
         """Clear the plugin's keys (unless ``retain_on_uninstall``) and unregister them."""
         plugin_type = plugin if isinstance(plugin, type) else type(plugin)
-        owned = self._plugins.get(plugin_type)
+        plugins = self._plugins or {}
+        owned = plugins.get(plugin_type)
         if owned is None:
             raise PluginNotInstalled(plugin_type.__name__)
         batch = MutationBatch(self._snapshot.revision)
@@ -187,7 +195,7 @@ class StateStore:
         regs = self._own_regs()
         for name in owned:
             del regs[name]
-        del self._plugins[plugin_type]
+        del plugins[plugin_type]
 
     # ------------------------------------------------------------------ commit
 
@@ -217,7 +225,7 @@ class StateStore:
         for name in batch.touched_keys:
             if name not in regs:
                 raise UnknownKey(name)
-        values = dict(self._values)
+        values = dict(self.values)
         for key_cls, name, update in ops:
             if key_cls is None:
                 values.pop(name, None)
@@ -228,10 +236,11 @@ class StateStore:
             values[name] = key_cls.apply(current, update)
         revision = snap.revision + 1
         new = self._snapshot = Snapshot(revision, StateMap(values))
-        self._values = values
-        if self._hooks:
+        self.values = values
+        hooks = self._hooks
+        if hooks:
             event = CommitEvent(snap.revision, revision, len(ops), new)
-            for hook in self._hooks:
+            for hook in hooks:
                 hook(event)
         return revision
 
@@ -310,7 +319,7 @@ class StateStore:
         """
         values = self._decode_entries(persisted, policy, None)
         self._snapshot = Snapshot(persisted.revision, StateMap(values))
-        self._values = values
+        self.values = values
 
     def restore_thread_scoped(
         self, persisted: PersistedState, policy: UnknownKeyPolicy = UnknownKeyPolicy.SKIP
@@ -328,10 +337,10 @@ class StateStore:
         decoded = self._decode_entries(persisted, policy, scopes)
         if not decoded:
             return
-        values = dict(self._values)
+        values = dict(self.values)
         values.update(decoded)
         self._snapshot = Snapshot(self._snapshot.revision, StateMap(values))
-        self._values = values
+        self.values = values
 
     def reset_run_scoped(self) -> int:
         """Remove every present Run-scoped key (one commit); returns the revision."""
