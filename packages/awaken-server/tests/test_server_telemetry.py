@@ -230,3 +230,15 @@ def test_prometheus_sink_values() -> None:
         name == "awaken_inference_tokens_total" and ("outcome", "error") in labels
         for name, labels in samples
     )
+
+
+def test_live_gauges_are_read_when_prometheus_collects() -> None:
+    metrics = ServerMetrics()
+    metrics.sse_connections.inc()
+    metrics.sse_connections.inc()
+    metrics.sse_connections.dec()
+    metrics.active_runs.set(3)
+    text = metrics.render().decode()
+    assert "# TYPE awaken_sse_connections gauge\nawaken_sse_connections 1.0\n" in text
+    assert "awaken_active_runs 3.0\n" in text
+    assert metrics.registry.get_sample_value("awaken_http_requests_in_flight") == 0.0

@@ -91,3 +91,15 @@ async def test_the_producer_waits_for_a_reader_a_full_buffer_behind() -> None:
     await producer
     assert seen == list(range(11))  # every frame, no gap: none was evicted unread
     assert not hub.lagging()
+
+
+async def test_a_batch_capped_at_the_end_of_the_buffer_passes_the_skipped_ids_after_it() -> None:
+    hub = RunEventHub("r", "t")
+    for text in ("a", "b", "c", "d"):
+        hub.publish(TextDelta(text))  # 0..3
+    hub.skip(2)  # 4, 5
+    hub.publish(_finish())  # 6
+    hub.publish(TextDelta("after"))  # 7
+    chunks = [chunk async for chunk in hub.stream(None, max_batch=2)]
+    assert [_ids(c) for c in chunks] == [[0, 1], [2, 3], [6]]
+    assert [_ids(c) for c in [chunk async for chunk in hub.stream(3, max_batch=1)]] == [[6]]

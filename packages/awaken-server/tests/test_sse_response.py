@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from awaken_server.sse_response import SSE_HEADERS, sse_response
+from awaken_contract.contract.event import RunFinish, TextDelta
+from awaken_contract.contract.lifecycle import TerminationReason
+from awaken_server.sse import RunEventHub
+from awaken_server.sse_response import SSE_HEADERS, DisconnectWatch, sse_response
 from starlette.responses import StreamingResponse
+from starlette.types import Message, Receive
 
 
 def _run(prompt: str) -> dict[str, Any]:
@@ -59,3 +64,59 @@ def test_event_stream_headers_are_starlettes_own() -> None:
         assert response.raw_headers == expected.raw_headers
     replaced = sse_response(_no_frames(), heartbeat_interval=None, headers=extras[3])
     assert replaced.raw_headers[0] == (b"cache-control", b"no-store")
+
+
+async def _respond(hub: RunEventHub, receive: Receive, watchers: list[Any]) -> bytes:
+    """The body a hub stream response sends (``sse_response`` with a disconnect watch)."""
+    watch = DisconnectWatch()
+    frames = hub.stream(None, heartbeat=None, before_wait=watch)
+    response = sse_response(frames, heartbeat_interval=None, watch=watch)
+    sent: list[Message] = []
+    before = asyncio.all_tasks()
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+        started.update(asyncio.all_tasks() - before)  # (a watcher, if one was started)
+
+    started: set[asyncio.Task[Any]] = set()
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}}
+    await response(scope, receive, send)
+    watchers.extend(started)
+    return b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+def _finished_hub() -> RunEventHub:
+    hub = RunEventHub("r", "t")
+    hub.publish(TextDelta("a"))
+    hub.publish(RunFinish("t", "r", termination=TerminationReason.natural_end()))
+    return hub
+
+
+async def test_a_stream_with_every_frame_ready_needs_no_disconnect_watcher() -> None:
+    async def receive() -> Message:
+        raise AssertionError("nothing listens for a disconnect while nothing waits")
+
+    watchers: list[Any] = []
+    body = await _respond(_finished_hub(), receive, watchers)
+    assert body.count(b"\ndata: ") == 2 and b"run_finish" in body
+    assert watchers == []  # no task was started for it
+
+
+async def test_a_stream_that_waits_watches_and_ends_when_the_client_leaves() -> None:
+    hub = RunEventHub("r", "t")
+    hub.publish(TextDelta("a"))  # then nothing more: the stream waits
+    left = asyncio.Event()
+    listened = asyncio.Event()
+
+    async def receive() -> Message:
+        listened.set()
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    watchers: list[Any] = []
+    responding = asyncio.create_task(_respond(hub, receive, watchers))
+    await asyncio.wait_for(listened.wait(), 5)  # the watcher started once the stream waited
+    left.set()
+    body = await asyncio.wait_for(responding, 5)  # the stream ended although the run did not
+    assert b"text_delta" in body and b"run_finish" not in body
+    assert not hub.closed

@@ -15,13 +15,13 @@ from collections.abc import AsyncIterator, Sequence
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from awaken_server.auth import BearerAuth
 from awaken_server.config_sync import ConfigSync
+from awaken_server.cors import Cors
 from awaken_server.errors import ApiError, error_response
 from awaken_server.limits import GuardSettings, RequestGuard, route_matcher
 from awaken_server.route_table import RouteTable
@@ -103,7 +103,7 @@ def create_app(
     )
     all_middleware = [
         Middleware(
-            CORSMiddleware,
+            Cors,
             allow_origins=config.effective_cors_origins(),
             allow_methods=["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],

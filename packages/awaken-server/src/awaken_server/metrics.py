@@ -15,7 +15,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-__all__ = ["METRICS_CONTENT_TYPE", "Labelled", "ServerMetrics"]
+__all__ = ["METRICS_CONTENT_TYPE", "Labelled", "LiveGauge", "ServerMetrics"]
 
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -42,6 +42,34 @@ class Labelled(Generic[M]):
         return child
 
 
+class LiveGauge:
+    """An unlabelled gauge kept as a plain number that Prometheus reads when it collects
+    (``Gauge.set_function``): ``inc``/``dec`` are one attribute update, without
+    prometheus_client's checks and lock (the server moves these gauges several times per run,
+    always on the event loop's thread)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, name: str, documentation: str, registry: CollectorRegistry) -> None:
+        self.value = 0.0
+        Gauge(name, documentation, registry=registry).set_function(self._read)
+
+    def _read(self) -> float:
+        return self.value
+
+    def inc(self) -> None:
+        """Add one."""
+        self.value += 1
+
+    def dec(self) -> None:
+        """Subtract one."""
+        self.value -= 1
+
+    def set(self, value: float) -> None:
+        """Set the value."""
+        self.value = value
+
+
 class ServerMetrics:
     """The counters, gauges and histograms the server exports at ``/metrics``."""
 
@@ -64,11 +92,11 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.http_in_flight = Gauge(
-            "awaken_http_requests_in_flight", "HTTP requests being served", registry=r
+        self.http_in_flight = LiveGauge(
+            "awaken_http_requests_in_flight", "HTTP requests being served", r
         )
-        self.sse_connections = Gauge("awaken_sse_connections", "Open SSE streams", registry=r)
-        self.active_runs = Gauge("awaken_active_runs", "Runs executing in this process", registry=r)
+        self.sse_connections = LiveGauge("awaken_sse_connections", "Open SSE streams", r)
+        self.active_runs = LiveGauge("awaken_active_runs", "Runs executing in this process", r)
         self.runs_started = Counter(
             "awaken_runs_started_total", "Runs started by this process", registry=r
         )

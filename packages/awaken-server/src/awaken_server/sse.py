@@ -97,7 +97,8 @@ class RunEventHub:
         self.thread_id = thread_id
         self.capacity = max(capacity, 1)
         self._frames: deque[Frame] = deque(maxlen=self.capacity)
-        self._next_seq = 0
+        self.next_seq = 0
+        """The id the next published frame will get (read it; ``publish``/``skip`` move it)."""
         self.first_seq = 0
         self._changed: asyncio.Event | None = None
         """Set by the next publish or close; created only when a reader waits for it."""
@@ -111,16 +112,11 @@ class RunEventHub:
         self.on_close: Callable[[RunEventHub], None] | None = None
         """Called once when the run ends (the registry bounds how many finished hubs it keeps)."""
 
-    @property
-    def next_seq(self) -> int:
-        """The id the next published frame will get."""
-        return self._next_seq
-
     def rebase(self, first_seq: int) -> None:
         """Number this attempt's frames from ``first_seq`` (the run journal's next seq, so SSE
         ids are journal seqs); only before the first frame."""
-        if self._next_seq == self.first_seq and not self._frames:
-            self._next_seq = self.first_seq = first_seq
+        if self.next_seq == self.first_seq and not self._frames:
+            self.next_seq = self.first_seq = first_seq
 
     @property
     def closed(self) -> bool:
@@ -129,22 +125,37 @@ class RunEventHub:
 
     def publish(self, event: AgentEvent) -> Frame:
         """Encode and buffer one event, waking every subscriber."""
-        return self.publish_encoded(encode_event(event), isinstance(event, RunFinish), event)
+        # (``publish_encoded`` inlined: this runs for every event of every run)
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        data = b"id: %d\ndata: %b\n\n" % (seq, encode_event(event))
+        frame = Frame(seq, data, isinstance(event, RunFinish), event)
+        self._frames.append(frame)
+        changed = self._changed
+        if changed is not None:
+            self._changed = None
+            changed.set()
+        return frame
 
     def publish_encoded(
         self, payload: bytes, terminal: bool, event: AgentEvent | None = None
     ) -> Frame:
         """Buffer an already encoded event payload."""
-        seq = self._next_seq
+        seq = self.next_seq
         frame = Frame(seq, format_sse_data_with_id(seq, payload), terminal, event)
-        self._next_seq += 1
+        self.next_seq += 1
         self._frames.append(frame)
         self._wake()
         return frame
 
+    def must_wait(self) -> bool:
+        """True when the producer must ``wait_for_room`` before publishing (a connected
+        subscriber is a full buffer behind; cheap while fewer frames than that were sent)."""
+        return self.next_seq >= self.capacity and self.lagging()
+
     def skip(self, count: int) -> None:
         """Leave ``count`` ids unused (journal entries that are not events)."""
-        self._next_seq += count
+        self.next_seq += count
 
     def close(self) -> None:
         """Mark the run as finished: subscribers drain the buffer and stop."""
@@ -179,7 +190,7 @@ class RunEventHub:
         """Translate a ``Last-Event-ID`` into the first sequence number to send."""
         if after is None:
             return self.first_seq
-        if after >= self._next_seq:
+        if after >= self.next_seq:
             # An id this hub never issued: the client saw an earlier incarnation of the run
             # (another process); send everything we have.
             return self.first_seq
@@ -187,7 +198,7 @@ class RunEventHub:
 
     def lagging(self) -> bool:
         """True when a connected subscriber is about to lose frames (the producer should wait)."""
-        limit = self._next_seq - self.capacity
+        limit = self.next_seq - self.capacity
         if limit < 0:  # fewer frames than the buffer holds: nobody can lag (cursors are >= 0)
             return False
         return any(cursor <= limit for cursor in self._cursors.values())
@@ -205,7 +216,7 @@ class RunEventHub:
                 async with asyncio.timeout(stall_secs):
                     await room.wait()
             except TimeoutError:
-                limit = self._next_seq - self.capacity
+                limit = self.next_seq - self.capacity
                 for key in [k for k, c in self._cursors.items() if c <= limit]:
                     del self._cursors[key]
 
@@ -248,12 +259,30 @@ class RunEventHub:
         heartbeat: float | None = None,
         reserved: int | None = None,
         max_batch: int = 64,
+        before_wait: Callable[[], None] | None = None,
     ) -> AsyncIterator[bytes]:
         """Encoded SSE bytes until the next terminal frame: the frames available at each
         wake-up are written together (at most ``max_batch`` per write, the server's
-        ``sse_buffer_size``), with ``: heartbeat`` comments after ``heartbeat`` idle seconds."""
-        async for batch in self._batches(after, True, heartbeat, reserved, max_batch):
-            yield b"".join(f.data for f in batch) if batch else HEARTBEAT_FRAME
+        ``sse_buffer_size``), with ``: heartbeat`` comments after ``heartbeat`` idle seconds;
+        ``before_wait`` is called whenever the stream is about to wait for frames."""
+        batches = self._batches(after, True, heartbeat, reserved, max_batch, before_wait)
+        async for batch in batches:
+            yield b"".join([f.data for f in batch]) if batch else HEARTBEAT_FRAME
+
+    def batches(
+        self,
+        after: int | None = None,
+        *,
+        reserved: int | None = None,
+        heartbeat: float | None = None,
+        max_batch: int = 64,
+        before_wait: Callable[[], None] | None = None,
+    ) -> AsyncIterator[list[Frame]]:
+        """Frames with ``seq > after`` (all when ``None``), then live frames, until the hub
+        closes: the frames available at each wake-up together (at most ``max_batch``), an
+        empty batch after ``heartbeat`` idle seconds; ``before_wait`` is called whenever the
+        reader is about to wait."""
+        return self._batches(after, False, heartbeat, reserved, max_batch, before_wait)
 
     async def _batches(
         self,
@@ -262,6 +291,7 @@ class RunEventHub:
         heartbeat: float | None,
         reserved: int | None,
         max_batch: int = 1,
+        before_wait: Callable[[], None] | None = None,
     ) -> AsyncIterator[list[Frame]]:
         cursor = self._start_after(after)
         key = reserved if reserved is not None else next(_reader_keys)
@@ -269,30 +299,34 @@ class RunEventHub:
         yielded = False
         try:
             while True:
-                if cursor < self._next_seq:
+                if cursor < self.next_seq:
                     # Ids may skip (journal entries that are not events): find the first frame
                     # by seq; the frames after it follow in order.
                     frames = self._frames
                     index = bisect.bisect_left(frames, cursor, key=_seq_of)
-                    batch: list[Frame] = []
+                    batch = list(itertools.islice(frames, index, index + max_batch))
                     terminal = False
-                    cursor = self._next_seq  # all taken: ids skipped at the end are passed too
-                    for frame in itertools.islice(frames, index, None):
-                        if len(batch) >= max_batch:
-                            cursor = batch[-1].seq + 1
-                            break
-                        batch.append(frame)
-                        if stop_at_terminal and frame.terminal:
-                            cursor = frame.seq + 1
-                            terminal = True
-                            break
+                    if stop_at_terminal:
+                        for position, frame in enumerate(batch):
+                            if frame.terminal:
+                                del batch[position + 1 :]
+                                terminal = True
+                                break
+                    if terminal or index + len(batch) < len(frames):
+                        cursor = batch[-1].seq + 1  # stopped at the terminal frame or the cap
+                    else:
+                        cursor = self.next_seq  # all taken: ids skipped at the end are passed too
                     self._advance(key, cursor)
+                    if not batch:  # only ids that were skipped: nothing to hand out
+                        continue
                     yield batch
                     if terminal:
                         return
                     continue
                 if self._closed:
                     return
+                if before_wait is not None:
+                    before_wait()
                 if not yielded:
                     # The producer is usually scheduled already (a run started a moment ago):
                     # let it run once before setting up a wait and a wake-up.
@@ -318,7 +352,7 @@ class RunEventHub:
 
     async def wait_for_frames(self, count: int) -> None:
         """Wait until at least ``count`` frames were published (tests, benchmarks)."""
-        while self._next_seq < count and not self._closed:
+        while self.next_seq < count and not self._closed:
             await self._next_change().wait()
 
 
@@ -336,7 +370,7 @@ class HubSink(EventSink):
     async def emit(self, event: AgentEvent) -> None:
         """Publish the event (waiting while a connected reader is a full buffer behind)."""
         hub = self.hub
-        if hub.lagging():
+        if hub.must_wait():
             await hub.wait_for_room()
         hub.publish(event)
 

@@ -18,7 +18,16 @@ from collections.abc import AsyncIterator, Callable
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-__all__ = ["HEARTBEAT_FRAME", "SSE_HEADERS", "EventStreamResponse", "sse_response"]
+from awaken_server.metrics import LiveGauge
+
+__all__ = [
+    "HEARTBEAT_FRAME",
+    "SSE_HEADERS",
+    "DisconnectWatch",
+    "EventStreamResponse",
+    "sse_response",
+    "watched_stream",
+]
 
 HEARTBEAT_FRAME = b": heartbeat\n\n"
 """The comment sent while a stream is idle (clients ignore it)."""
@@ -36,6 +45,28 @@ _SSE_RAW_HEADERS = [
 ]
 
 
+def _not_started() -> None:
+    pass
+
+
+class DisconnectWatch:
+    """Starts a response's disconnect watcher when its frames first have to wait.
+
+    Hand one to the frames (they call it right before they wait for more) and to
+    :func:`sse_response`: a stream whose frames are all there when it starts (a short run that
+    finished before its response began) is sent without a watcher task, while a stream that
+    waits notices a disconnect as before (a client gone meanwhile only missed frames the
+    server had ready; they are dropped by the server)."""
+
+    __slots__ = ("start",)
+
+    def __init__(self) -> None:
+        self.start: Callable[[], None] = _not_started
+
+    def __call__(self) -> None:
+        self.start()
+
+
 class EventStreamResponse(StreamingResponse):
     """A :class:`StreamingResponse` that stops when the client disconnects, watched by one
     asyncio task (servers speaking ASGI ≥ 2.4 report the disconnect on ``send`` instead, and
@@ -43,6 +74,8 @@ class EventStreamResponse(StreamingResponse):
 
     on_close: Callable[[], None] | None = None
     """Called once the response ended (however it ended)."""
+    watch: DisconnectWatch | None = None
+    """Watch for a disconnect only once the frames wait (``None``: from the start)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -70,7 +103,17 @@ class EventStreamResponse(StreamingResponse):
             gone = True
             task.cancel()
 
-        watcher = asyncio.get_running_loop().create_task(watch_disconnect())
+        watcher: asyncio.Task[None] | None = None
+
+        def start_watching() -> None:
+            nonlocal watcher
+            if watcher is None:
+                watcher = asyncio.get_running_loop().create_task(watch_disconnect())
+
+        if self.watch is None:
+            start_watching()
+        else:
+            self.watch.start = start_watching
         try:
             await self.stream_response(send)
         except asyncio.CancelledError:
@@ -80,7 +123,10 @@ class EventStreamResponse(StreamingResponse):
             if failure is not None:
                 raise failure from None
         finally:
-            watcher.cancel()
+            if self.watch is not None:
+                self.watch.start = _not_started
+            if watcher is not None:
+                watcher.cancel()
         if self.background is not None:
             await self.background()
 
@@ -131,10 +177,12 @@ def sse_response(
     heartbeat_interval: float | None = 15.0,
     headers: dict[str, str] | None = None,
     on_close: Callable[[], None] | None = None,
+    watch: DisconnectWatch | None = None,
 ) -> StreamingResponse:
     """A ``text/event-stream`` response streaming ``frames``; with ``heartbeat_interval`` a
     ``: heartbeat`` comment is inserted after that many idle seconds (``None``: the frames
-    already carry their heartbeats, e.g. :meth:`RunEventHub.stream`)."""
+    already carry their heartbeats, e.g. :meth:`RunEventHub.stream`); ``watch``: the frames
+    call it before they wait (see :class:`DisconnectWatch`)."""
     body = (
         frames
         if heartbeat_interval is None
@@ -151,4 +199,23 @@ def sse_response(
         response.raw_headers[:0] = _SSE_RAW_HEADERS
     if heartbeat_interval is None:
         response.on_close = on_close  # (else the heartbeat stream calls it as it closes)
+    response.watch = watch
     return response
+
+
+def watched_stream(
+    frames: AsyncIterator[bytes],
+    watch: DisconnectWatch,
+    open_streams: LiveGauge,
+    headers: dict[str, str] | None = None,
+) -> StreamingResponse:
+    """An event stream of ``frames`` that carry their own heartbeats and call ``watch`` before
+    they wait, counted in ``open_streams`` while it is open."""
+    open_streams.inc()
+    return sse_response(
+        frames,
+        heartbeat_interval=None,
+        headers=headers,
+        on_close=open_streams.dec,
+        watch=watch,
+    )

@@ -28,7 +28,7 @@ from awaken_server.mailbox.lease import LeaseRenewals
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.mailbox.submission import JobExtras, build_request, extras_of
 from awaken_server.mailbox.worker import JobSink, ThreadWorker, WorkerState
-from awaken_server.sse import HubSink, RunEventHub
+from awaken_server.sse import RunEventHub
 
 __all__ = ["TRANSIENT_ERROR_CODES", "JobRunner"]
 
@@ -154,7 +154,7 @@ class JobRunner:
         await self._number_from_journal(hub, run_id, planned is not None and planned.new_run)
         job_sink = JobSink(
             worker,
-            HubSink(hub),
+            hub,
             worker.sink or ReconnectableEventSink(),
             self.core.metrics,
             on_park_change=lambda: self._extend_lease(worker, job.job_id, writer.claim_token),

@@ -23,24 +23,22 @@ _NOWHERE = NullEventSink()
 class ReconnectableEventSink(EventSink):
     """Forwards events to the current target; a failing (closed) target is ignored."""
 
-    __slots__ = ("_target",)
+    __slots__ = ("_target", "connected")
 
     def __init__(self, target: EventSink | None = None) -> None:
         self._target: EventSink = target or _NOWHERE
+        self.connected = self._target is not _NOWHERE
+        """Whether events go anywhere (a sink without a target drops them unawaited)."""
 
     @property
     def target(self) -> EventSink:
         """Where events currently go."""
         return self._target
 
-    @property
-    def connected(self) -> bool:
-        """Whether events go anywhere (a sink without a target drops them unawaited)."""
-        return self._target is not _NOWHERE
-
     def reconnect(self, target: EventSink) -> None:
         """Send every later event to ``target``; the old target receives nothing more."""
         self._target = target
+        self.connected = target is not _NOWHERE
 
     async def emit(self, event: AgentEvent) -> None:
         """Deliver to the current target (awaiting its backpressure)."""

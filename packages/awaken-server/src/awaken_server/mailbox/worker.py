@@ -21,7 +21,7 @@ from awaken_contract.runtime import AgentRuntimeApi
 
 from awaken_server.mailbox.sink import ReconnectableEventSink
 from awaken_server.metrics import ServerMetrics
-from awaken_server.sse import HubSink
+from awaken_server.sse import RunEventHub
 
 __all__ = ["JobSink", "ThreadWorker", "WorkerState"]
 
@@ -51,13 +51,17 @@ class ThreadWorker:
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+_WATCHED = frozenset({ToolCallDone, ToolCallResumed, RunFinish, Error})
+"""The event types the job sink looks at (every other event is only forwarded)."""
+
+
 class JobSink(EventSink):
     """The sink a job's run writes to: metrics, suspension tracking, hub + reconnectable target."""
 
     __slots__ = (
         "error_code",
         "finished",
-        "hub_sink",
+        "hub",
         "metrics",
         "on_park_change",
         "target",
@@ -67,13 +71,13 @@ class JobSink(EventSink):
     def __init__(
         self,
         worker: ThreadWorker,
-        hub_sink: HubSink,
+        hub: RunEventHub,
         target: ReconnectableEventSink,
         metrics: ServerMetrics | None,
         on_park_change: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.worker = worker
-        self.hub_sink = hub_sink
+        self.hub = hub
         self.target = target
         self.metrics = metrics
         self.on_park_change = on_park_change
@@ -83,6 +87,18 @@ class JobSink(EventSink):
         self.error_code: str | None = None
 
     async def emit(self, event: AgentEvent) -> None:
+        if type(event) in _WATCHED:  # (most events are none of these: one set look-up)
+            await self._watch(event)
+        hub = self.hub  # (as HubSink.emit, without one more coroutine per event)
+        if hub.next_seq >= hub.capacity and hub.must_wait():  # (cheap test first)
+            await hub.wait_for_room()
+        hub.publish(event)
+        target = self.target
+        if target.connected:
+            await target.emit(event)
+
+    async def _watch(self, event: AgentEvent) -> None:
+        """Track suspension, the run's end and its error code from ``event``."""
         worker = self.worker
         parked = worker.suspended
         if isinstance(event, ToolCallDone):
@@ -98,13 +114,6 @@ class JobSink(EventSink):
             self.error_code = event.code
         if worker.suspended != parked and self.on_park_change is not None:
             await self.on_park_change()
-        hub = self.hub_sink.hub  # (HubSink.emit, without one more coroutine per event)
-        if hub.lagging():
-            await hub.wait_for_room()
-        hub.publish(event)
-        target = self.target
-        if target.connected:
-            await target.emit(event)
 
     def skip_seq(self, count: int = 1) -> None:
-        self.hub_sink.skip_seq(count)
+        self.hub.skip(count)

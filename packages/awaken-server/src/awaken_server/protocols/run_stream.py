@@ -15,6 +15,7 @@ committed end (an attempt that died before committing) continues after the last 
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +34,14 @@ from awaken_server.journal_stream import (
     live_hub,
     run_events,
 )
-from awaken_server.sse import RunEventHub, format_sse_data, format_sse_data_with_id, sse_response
+from awaken_server.sse import (
+    HEARTBEAT_FRAME,
+    RunEventHub,
+    format_sse_data,
+    format_sse_data_with_id,
+    sse_response,
+)
+from awaken_server.sse_response import DisconnectWatch, watched_stream
 from awaken_server.state import AppState
 
 __all__ = [
@@ -118,6 +126,47 @@ def _ended_by(codec: ProtocolCodec, events: list[RunEvent], start: int, after: i
     return False
 
 
+async def _live_chunks(
+    codec: ProtocolCodec,
+    hub: RunEventHub,
+    after: int | None,
+    reserved: int | None,
+    heartbeat: float | None,
+    max_batch: int,
+    before_wait: Callable[[], None],
+) -> AsyncIterator[bytes]:
+    """The protocol stream of a live hub (as ``stream_events(codec, hub_events(...))``): the
+    frames of the events available at each wake-up written together, up to the first
+    terminal frame; ``: heartbeat`` after ``heartbeat`` idle seconds, or at the next wake-up
+    when events that encode to nothing arrived meanwhile."""
+    encode = codec.new_encoder()
+    last_output = time.monotonic()
+    batches = hub.batches(
+        after, reserved=reserved, heartbeat=heartbeat, max_batch=max_batch, before_wait=before_wait
+    )
+    async for batch in batches:
+        chunks: list[bytes] = []
+        terminal = False
+        for frame in batch:
+            if frame.event is None:
+                continue
+            chunk, terminal = codec.encode(encode, frame.seq, frame.event)
+            if chunk:
+                chunks.append(chunk)
+            if terminal:
+                break
+        if chunks:
+            yield b"".join(chunks)
+            if terminal:
+                return
+            last_output = time.monotonic()
+        elif heartbeat is not None and time.monotonic() - last_output >= heartbeat:
+            yield HEARTBEAT_FRAME
+            last_output = time.monotonic()
+        if terminal:
+            return
+
+
 def _response(state: AppState, frames: AsyncIterator[bytes], headers: dict[str, str]) -> Response:
     metrics = state.metrics
     metrics.sse_connections.inc()
@@ -138,11 +187,23 @@ def live_response(
     after: int | None = None,
     reserved: int | None = None,
 ) -> StreamingResponse:
-    """SSE of the live run of ``hub`` (after ``after``) up to the protocol's terminal frame."""
-    frames = stream_events(codec, hub_events(hub, after, reserved))
-    response = _response(state, frames, headers)
-    assert isinstance(response, StreamingResponse)
-    return response
+    """SSE of the live run of ``hub`` (after ``after``) up to the protocol's terminal frame.
+
+    Heartbeats come from the hub's own idle wait and a client's disconnect is watched for only
+    once the stream waits (``DisconnectWatch``): no task per frame, none for a run whose
+    frames are all there when its response starts."""
+    config = state.config
+    watch = DisconnectWatch()
+    frames = _live_chunks(
+        codec,
+        hub,
+        after,
+        reserved,
+        config.heartbeat_interval_secs,
+        config.sse_buffer_size,
+        watch,
+    )
+    return watched_stream(frames, watch, state.metrics.sse_connections, headers)
 
 
 async def resume_response(

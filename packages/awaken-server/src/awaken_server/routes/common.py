@@ -8,7 +8,8 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 
 from awaken_server.errors import BadRequest, NotFound
-from awaken_server.sse import RunEventHub, sse_response
+from awaken_server.sse import RunEventHub
+from awaken_server.sse_response import DisconnectWatch, watched_stream
 from awaken_server.state import AppState
 
 __all__ = ["load_run", "load_thread", "status_filter", "stream_hub"]
@@ -50,15 +51,12 @@ def stream_hub(
 ) -> StreamingResponse:
     """SSE of a run's hub from ``after`` (replay, then live) until the next terminal event
     (with extra response ``headers``)."""
-    metrics = state.metrics
-    metrics.sse_connections.inc()
-
+    watch = DisconnectWatch()
     frames = hub.stream(
         after,
         heartbeat=state.config.heartbeat_interval_secs,
         reserved=reserved,
         max_batch=state.config.sse_buffer_size,
+        before_wait=watch,
     )
-    return sse_response(
-        frames, heartbeat_interval=None, headers=headers, on_close=metrics.sse_connections.dec
-    )
+    return watched_stream(frames, watch, state.metrics.sse_connections, headers)

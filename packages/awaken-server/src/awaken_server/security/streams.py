@@ -9,11 +9,14 @@ against ``max_concurrent_requests``. A response that turns out to be a stream an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["StreamRoute", "is_event_stream", "opens_stream"]
 
@@ -31,10 +34,25 @@ class StreamRoute(Route):
     ) -> None:
         super().__init__(path, endpoint, methods=list(methods))
         self.when = when
+        if inspect.iscoroutinefunction(endpoint):
+            self.app = _endpoint_app(endpoint)
 
     def streams(self, scope: Scope) -> bool:
         """True when this request opens a stream."""
         return self.when is None or self.when(scope)
+
+
+def _endpoint_app(endpoint: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+    """The ASGI app of an async endpoint. Unlike Starlette's ``request_response`` it does not
+    wrap the endpoint in the exception handlers once more: the app's ``ExceptionMiddleware``
+    right outside the router maps the very same exceptions with the very same handlers (one
+    send wrapper less for every frame of a stream)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        response = await endpoint(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    return app
 
 
 def opens_stream(route: object, scope: Scope) -> bool:
