@@ -127,7 +127,7 @@ def main(runs: int, repeats: int) -> None:
         gc_share = statistics.median(s["gc_share"] for s in samples[name])
         print(
             f"  {name:17s}: wall {wall:6.3f} s = {wall / IDEAL:4.2f}x ideal "
-            f"({IDEAL:.1f} s; bursts {min(walls) / IDEAL:4.2f}–{max(walls) / IDEAL:4.2f}x)"
+            f"({IDEAL:.1f} s; bursts {min(walls) / IDEAL:4.2f}-{max(walls) / IDEAL:4.2f}x)"
             f"   peak RSS +{rss_kb / 1024:6.1f} MB = {rss_kb / runs:5.1f} KB per in-flight run"
             f"   GC {gc_share:4.0%} of CPU"
         )
