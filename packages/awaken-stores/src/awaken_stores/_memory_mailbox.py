@@ -14,7 +14,12 @@ from types import TracebackType
 from awaken_contract.contract.mailbox import MailboxJob, MailboxJobStatus
 
 from awaken_stores._mailbox_queries import LocalMailboxQueries
-from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
+from awaken_stores.mailbox_engine import (
+    MailboxEngine,
+    MailboxTxn,
+    TransactionApply,
+    wait_for_wakeup,
+)
 
 __all__ = ["InMemoryMailboxStore"]
 
@@ -83,12 +88,7 @@ class InMemoryMailboxStore(LocalMailboxQueries, TransactionApply, MailboxEngine)
         self._wakeup.set()
 
     async def wait_for_work(self, wait_seconds: float) -> None:
-        try:
-            await asyncio.wait_for(self._wakeup.wait(), wait_seconds)
-        except TimeoutError:
-            return
-        finally:
-            self._wakeup.clear()
+        await wait_for_wakeup(self._wakeup, wait_seconds)
 
     async def current_generation(self, mailbox_id: str) -> int:
         return self._generations.get(mailbox_id, 0)

@@ -8,6 +8,7 @@ Everything else — claims, tokens, staleness, retries, interrupts — lives her
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from abc import abstractmethod
 from collections.abc import Callable
@@ -35,13 +36,24 @@ from awaken_stores._mailbox_txn import (
     with_result,
 )
 
-__all__ = ["MailboxEngine", "MailboxTxn", "TransactionApply"]
+__all__ = ["MailboxEngine", "MailboxTxn", "TransactionApply", "wait_for_wakeup"]
 
 T = TypeVar("T")
 
 _QUEUED = MailboxJobStatus.QUEUED
 _CLAIMED = MailboxJobStatus.CLAIMED
 _FOREVER = 2**62  # a lease horizon no claim reaches
+
+
+async def wait_for_wakeup(wakeup: asyncio.Event, wait_seconds: float) -> None:
+    """Wait until ``wakeup`` is set or ``wait_seconds`` pass, then clear it (a mailbox's
+    ``wait_for_work`` on its in-process wake-up event)."""
+    try:
+        await asyncio.wait_for(wakeup.wait(), wait_seconds)
+    except TimeoutError:
+        return
+    finally:
+        wakeup.clear()
 
 
 class MailboxEngine(MailboxStore):

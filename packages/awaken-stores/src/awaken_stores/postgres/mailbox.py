@@ -11,7 +11,12 @@ from awaken_contract.contract.mailbox import MailboxJob, MailboxJobList, Mailbox
 
 from awaken_stores._codec import decode, encode_str
 from awaken_stores._mailbox_queries import TERMINAL_STATUSES
-from awaken_stores.mailbox_engine import MailboxEngine, MailboxTxn, TransactionApply
+from awaken_stores.mailbox_engine import (
+    MailboxEngine,
+    MailboxTxn,
+    TransactionApply,
+    wait_for_wakeup,
+)
 from awaken_stores.postgres.db import _io, _PgBacked, _PgDb
 
 _TERMINAL = list(TERMINAL_STATUSES)
@@ -147,12 +152,7 @@ class PostgresMailboxStore(_PgBacked, TransactionApply, MailboxEngine):
     async def wait_for_work(self, wait_seconds: float) -> None:
         async with _io():
             await self._listen()
-        try:
-            await asyncio.wait_for(self._wakeup.wait(), wait_seconds)
-        except TimeoutError:
-            return
-        finally:
-            self._wakeup.clear()
+        await wait_for_wakeup(self._wakeup, wait_seconds)
 
     async def _stop_listening(self) -> None:
         listener, pool, self._listener = self._listener, self._listener_pool, None
