@@ -21,9 +21,9 @@ from awaken_ext_observability import (
     ObservabilityPlugin,
     ToolSpan,
 )
-from prometheus_client import Counter, Histogram
 from pydantic import BaseModel, ConfigDict, Field
 
+from awaken_server.metric_series import CounterSeries, HistogramSeries
 from awaken_server.metrics import ServerMetrics
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class PrometheusSink(MetricsSink):
         self.model = BoundedLabel(max_label_values)
         self.tool = BoundedLabel(max_label_values)
         self._inference: dict[tuple[str, str, str], _InferenceSeries] = {}
-        self._tools: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
+        self._tools: dict[tuple[str, str, str], tuple[CounterSeries, HistogramSeries]] = {}
 
     def on_inference(self, span: GenAISpan) -> None:
         outcome = "error" if span.error_type else "ok"
@@ -143,7 +143,7 @@ class _InferenceSeries:
         self.requests = metrics.inference_requests.labels(agent, model, outcome)
         self.duration = metrics.inference_duration.labels(agent, model, outcome)
 
-    def tokens(self, kind: str) -> Counter:
+    def tokens(self, kind: str) -> CounterSeries:
         return self.metrics.inference_tokens.labels(self.agent, self.model, kind)
 
 
