@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 import msgspec
-from awaken_contract.contract.event import AgentEvent, RunFinish, encode_event
+from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.journal import JournaledThreadRunStore
 
@@ -62,6 +62,9 @@ def parse_last_event_id(value: str | None) -> int | None:
     """The ``Last-Event-ID`` header as an integer; missing or not an ASCII offset → ``None``."""
     return parse_offset(value)
 
+
+_encode_event = msgspec.json.Encoder().encode
+"""``encode_event`` without its two Python frames (the same default encoder: the same bytes)."""
 
 _reader_keys = itertools.count(1)
 """Unique ids of hub readers (process-wide)."""
@@ -128,7 +131,7 @@ class RunEventHub:
         # (``publish_encoded`` inlined: this runs for every event of every run)
         seq = self.next_seq
         self.next_seq = seq + 1
-        data = b"id: %d\ndata: %b\n\n" % (seq, encode_event(event))
+        data = b"id: %d\ndata: %b\n\n" % (seq, _encode_event(event))
         frame = Frame(seq, data, isinstance(event, RunFinish), event)
         self._frames.append(frame)
         changed = self._changed
