@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import itertools
+import operator
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -82,8 +83,10 @@ class Frame(msgspec.Struct, frozen=True, gc=False):
     event: AgentEvent | None = None
 
 
-def _seq_of(frame: Frame) -> int:
-    return frame.seq
+_seq_of = operator.attrgetter("seq")
+"""A frame's seq (read in C: the bisect over the buffer makes no Python call per probe)."""
+_data_of = operator.attrgetter("data")
+"""A frame's bytes (read in C: a batch is joined without a Python call per frame)."""
 
 
 class RunEventHub:
@@ -270,7 +273,7 @@ class RunEventHub:
         ``before_wait`` is called whenever the stream is about to wait for frames."""
         batches = self._batches(after, True, heartbeat, reserved, max_batch, before_wait)
         async for batch in batches:
-            yield b"".join([f.data for f in batch]) if batch else HEARTBEAT_FRAME
+            yield b"".join(map(_data_of, batch)) if batch else HEARTBEAT_FRAME
 
     def batches(
         self,
