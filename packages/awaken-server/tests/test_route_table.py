@@ -25,6 +25,17 @@ def _linear(routes: list[BaseRoute], scope: dict[str, Any]) -> BaseRoute | None:
     return partial
 
 
+def _counting(calls: list[str]) -> type[Route]:
+    """A route class that records the path of every ``matches`` call in ``calls``."""
+
+    class Counting(Route):
+        def matches(self, scope: Any) -> Any:
+            calls.append(self.path)
+            return super().matches(scope)
+
+    return Counting
+
+
 def _scope(method: str, path: str) -> dict[str, Any]:
     return {"type": "http", "method": method, "path": path, "root_path": "", "headers": []}
 
@@ -100,11 +111,7 @@ def test_the_servers_own_routes_match_as_before() -> None:
 
 def test_the_table_remembers_its_match_for_the_router() -> None:
     calls: list[str] = []
-
-    class Counting(Route):
-        def matches(self, scope: Any) -> Any:
-            calls.append(self.path)
-            return super().matches(scope)
+    Counting = _counting(calls)
 
     routes: list[BaseRoute] = [
         Counting("/v1/runs", _ok, methods=["GET"]),
@@ -134,11 +141,7 @@ def test_an_app_routes_through_the_table() -> None:
 
 def test_a_literal_route_is_matched_once_across_requests() -> None:
     calls: list[str] = []
-
-    class Counting(Route):
-        def matches(self, scope: Any) -> Any:
-            calls.append(self.path)
-            return super().matches(scope)
+    Counting = _counting(calls)
 
     plain = Route("/v1/runs", _ok, methods=["POST"])
     table = RouteTable([Route("/v1/runs", _ok, methods=["GET"]), plain])
