@@ -192,7 +192,10 @@ class JobRunner:
         # first whoever the job's end woke (an interrupt waiting to submit) goes.
         await asyncio.sleep(0)
         if self.core.accepting:
-            await self.try_dispatch(worker.thread_id)
+            try:
+                await self.try_dispatch(worker.thread_id)
+            except Exception:  # (never the ended job's failure: whoever awaits it goes on)
+                _log.exception("dispatch after job %s failed", job.job_id)
 
     async def _number_from_journal(self, hub: RunEventHub, run_id: str, new_run: bool) -> None:
         """SSE ids of this attempt continue the run journal's seqs (the loop journals every
