@@ -67,8 +67,8 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     # this phase's actions.
     before = run.hooks.get(_BEFORE_INFERENCE)
     if before:
-        ctx = run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE)
-        observing = run.pipeline.ctx.observing.get(_BEFORE_INFERENCE)
+        ctx = run.pipeline.phase_ctx(_BEFORE_INFERENCE)
+        observing = run.pipeline.observing.get(_BEFORE_INFERENCE)
         if observing is not None:
             observing.observe(ctx)
         else:
@@ -76,7 +76,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
             if not command.is_empty:
                 await phase.submit_command(env, command)
     if store.values.get(_PENDING_ACTIONS):
-        await phase.run_execute_loop(env, run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE))
+        await phase.run_execute_loop(env, run.pipeline.phase_ctx(_BEFORE_INFERENCE))
     termination = run.check_termination()
     values = store.values  # (read in place: no call per key)
     tool_filter: ToolFilterState | None = values.get(_TOOL_FILTER)
@@ -134,7 +134,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     if cost is not None:
         run.record.cost = (run.record.cost or 0.0) + cost
     if run.sink.wants_events:
-        await run.emit(
+        await run.sink.emit(
             InferenceComplete(
                 model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
             )
@@ -188,7 +188,18 @@ async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamRes
     quiet = not sink.wants_events
     try:
         if quiet and not executor.streams():  # nothing to forward: the result, collected
-            collected = collected_result(await run.canceller.race(executor.execute(request)))
+            # ``canceller.race`` written in place: one coroutine less per model call
+            canceller = run.canceller
+            task = canceller.arm()
+            try:
+                answer = await executor.execute(request)
+            except BaseException as exc:
+                canceller.disarm_failed(task, exc)
+                raise
+            if canceller.disarm(task):
+                assert task is not None
+                await canceller.absorb(task)
+            collected = collected_result(answer)
         else:
             collector = StreamCollector()
             await run.canceller.race(consume_stream(executor, request, sink, collector))

@@ -98,10 +98,10 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
             message = str(exc) or type(exc).__name__
             _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
             await _flush_held(run)
-            await run.emit(Error(message=message, code=_error_code(exc)))
+            await run.sink.emit(Error(message=message, code=_error_code(exc)))
             if run.step_open:
                 run.step_open = False
-                await run.emit(StepEnd())
+                await run.sink.emit(StepEnd())
             termination = TerminationReason.error(message)
         if termination.type is _KIND_SUSPENDED:
             return run.result(termination)  # parked: run_finish(suspended) already sent
@@ -153,7 +153,7 @@ async def _step_loop(run: LoopContext) -> TerminationReason:
         run.clock.steps += 1  # (the clock itself: no property call)
         run.step_open = True
         if run.sink.wants_events:
-            await run.emit(StepStart(message_id=new_id()))
+            await run.sink.emit(StepStart(message_id=new_id()))
         if store.values.get(_TOOL_CALL_STATES) is not None:
             store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
         # The step itself (in place: one coroutine less per run).

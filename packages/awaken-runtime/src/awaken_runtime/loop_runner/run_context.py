@@ -9,20 +9,19 @@ the step-boundary helpers (phase contexts, checkpoint, ``complete_step``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
 from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
 from awaken_contract.contract.checkpoint_writer import StepCheckpoint
-from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
-from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.message import Message
 from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
 from awaken_contract.errors import (
@@ -40,7 +39,6 @@ from awaken_contract.runtime import AgentRunResult
 from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
-from awaken_runtime.execution.context import ToolContext
 from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.state import ActiveAgentIdKey
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
@@ -78,7 +76,6 @@ _ACTIVE_AGENT = ActiveAgentIdKey.KEY
 _DONE = RunStatus.DONE
 _WAITING = RunStatus.WAITING
 _STEP_END = Phase.STEP_END
-_SYSTEM = Role.SYSTEM
 
 
 class LoopContext:
@@ -94,7 +91,6 @@ class LoopContext:
         "clock",
         "continuations",
         "descriptors",
-        "emit",
         "env",
         "hooks",
         "identity",
@@ -151,12 +147,11 @@ class LoopContext:
         self.messages: list[Message] = params.messages
         """The conversation (history plus this run's messages), appended to in place."""
         self.sink: EventSink = params.sink
-        """Where the run's events go (through the journal when the run records one)."""
+        """Where the run's events go (through the journal when the run records one): send
+        them as ``run.sink.emit(event)`` (no bound method kept per run), built only when
+        ``sink.wants_events``."""
         self.persists = params.checkpoint_store is not None or params.scoped_state is not None
         """Whether :meth:`checkpoint` writes anything (a checkpoint or a profile store)."""
-        self.emit: Callable[[AgentEvent], Awaitable[None]] = params.sink.emit
-        """Send one event to :attr:`sink` (its bound ``emit``: no wrapper per event). Events
-        are built only when ``sink.wants_events``."""
         # set by activate: the active agent and what is derived from it
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
@@ -170,6 +165,7 @@ class LoopContext:
         self.descriptors: Sequence[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
+        """The active agent's tool pipeline, also the context its tool calls see."""
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
@@ -199,7 +195,6 @@ class LoopContext:
         self.journal = StepJournal(store, run_id, last_seq, sink if sink.wants_events else None)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self.sink = JournalingSink(self.params.sink, self.journal)
-        self.emit = self.sink.emit
 
     def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
         """Journal the control-channel entries the run just took (replay feeds them again)."""
@@ -249,7 +244,7 @@ class LoopContext:
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        ctx = self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
+        ctx = self.pipeline.phase_ctx(phase, with_token=with_token, **extra)
         if immediate is not None and run_immediately(self.phase, immediate, ctx):
             if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
                 await self.phase.run_execute_loop(self.env, ctx)
@@ -289,7 +284,7 @@ class LoopContext:
         """Emit :meth:`state_snapshot` (when wanted)."""
         snapshot = self.state_snapshot()
         if snapshot is not None:
-            await self.emit(snapshot)
+            await self.sink.emit(snapshot)
 
     def persisted(self) -> PersistedState:
         """``export_persisted()`` of the current revision (computed once per revision)."""
@@ -364,39 +359,34 @@ class LoopContext:
                 plugin.on_activate(agent.spec, batch)
             if not batch.is_empty:
                 store.commit(batch)
-        prompt = agent.spec.system_prompt
-        self.system_message = (
-            Message(role=_SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
-        )
+        self.system_message = agent.system_message()  # (shared by the agent's runs)
         self.pipeline = ToolPipeline(
-            ToolContext(
-                spec=agent.spec,
-                env=agent.env,
-                tools=tools,
-                executor=agent.tool_executor,
-                store=store,
-                phase=self.phase,
-                identity=self.identity,
-                sink=self.sink,
-                messages=self.messages,
-                canceller=self.canceller,
-                token=self.params.cancellation_token,
-                profile_store=self.params.profile_store,
-                descriptors=self.descriptors,
-                hooks=self.hooks,
-                observing=agent.observing_phase_hooks(),
-                journal=(
-                    ToolJournal(
-                        self.journal,
-                        self.resume,
-                        self.clock.index,
-                        store,
-                        finish_can_ride(self.hooks, self.params.scoped_state),  # see run_journal
-                    )
-                    if self.journal is not None or self.resume is not None
-                    else None
-                ),
-            )
+            spec=agent.spec,
+            env=agent.env,
+            tools=tools,
+            executor=agent.tool_executor,
+            store=store,
+            phase=self.phase,
+            identity=self.identity,
+            sink=self.sink,
+            messages=self.messages,
+            canceller=self.canceller,
+            token=self.params.cancellation_token,
+            profile_store=self.params.profile_store,
+            descriptors=self.descriptors,
+            hooks=self.hooks,
+            observing=agent.observing_phase_hooks(),
+            journal=(
+                ToolJournal(
+                    self.journal,
+                    self.resume,
+                    self.clock.index,
+                    store,
+                    finish_can_ride(self.hooks, self.params.scoped_state),  # see run_journal
+                )
+                if self.journal is not None or self.resume is not None
+                else None
+            ),
         )
 
     def apply_handoff(self) -> TerminationReason | None:
@@ -444,7 +434,7 @@ class LoopContext:
 
     async def emit_run_start(self) -> None:
         """Emit :meth:`run_start` (again after a resume in place)."""
-        await self.emit(self.run_start())
+        await self.sink.emit(self.run_start())
         self._record_attempt()
 
     async def complete_step(self, *, checkpoint: bool = True) -> None:
@@ -459,10 +449,10 @@ class LoopContext:
         if checkpoint and self.persists:
             await self.checkpoint()
         if self.sink.wants_state_snapshots:
-            await self.emit(StateSnapshot(snapshot=self.persisted()))
+            await self.sink.emit(StateSnapshot(snapshot=self.persisted()))
         self.step_open = False
         if self.sink.wants_events:
-            await self.emit(StepEnd())
+            await self.sink.emit(StepEnd())
 
     async def checkpoint(
         self,

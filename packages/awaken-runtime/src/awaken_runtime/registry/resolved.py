@@ -10,7 +10,9 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable, Mapping, Sequence
 
+from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolExecutionMode
 from awaken_contract.model import Phase
 from awaken_contract.plugin import Plugin
@@ -35,6 +37,8 @@ from awaken_runtime.policies.plugin import MaxRoundsPlugin
 
 __all__ = ["AgentResolver", "ResolvedAgent", "build_agent_env", "default_plugins"]
 
+_SYSTEM = Role.SYSTEM
+
 
 class ResolvedAgent:
     """Everything a run of one agent needs, resolved from the registries.
@@ -45,6 +49,7 @@ class ResolvedAgent:
     __slots__ = (
         "_descriptors",
         "_hooks",
+        "_system",
         "env",
         "llm_executor",
         "model",
@@ -77,6 +82,7 @@ class ResolvedAgent:
         self.model = model
         self._descriptors: tuple[ToolDescriptor, ...] | None = None
         self._hooks: _ActiveHooks | None = None
+        self._system: tuple[str, Message] | None = None
 
     @classmethod
     def new(
@@ -128,6 +134,19 @@ class ResolvedAgent:
     def system_prompt(self) -> str:
         """The agent's system prompt."""
         return self.spec.system_prompt
+
+    def system_message(self) -> Message | None:
+        """The system prompt as the message the agent's requests start with (``None``
+        without a prompt): made once per prompt and shared by the agent's runs, which never
+        change it (ADR 0034)."""
+        prompt = self.spec.system_prompt
+        if not prompt:
+            return None
+        cached = self._system
+        if cached is None or cached[0] != prompt:
+            message = Message(role=_SYSTEM, content=[TextBlock(text=prompt)])
+            cached = self._system = (prompt, message)
+        return cached[1]
 
     def tool_descriptors(self) -> list[ToolDescriptor]:
         """Descriptors of every tool, sorted by id (cached; a fresh list each call)."""
@@ -185,6 +204,7 @@ class ResolvedAgent:
         clone._descriptors = self._cached_descriptors()  # same tools: still valid
         self.active_phase_hooks()
         clone._hooks = self._hooks  # same env and spec (checked on use)
+        clone._system = self._system  # (checked against the prompt on use)
         return clone
 
     def __repr__(self) -> str:
