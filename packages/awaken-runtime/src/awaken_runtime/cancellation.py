@@ -110,14 +110,15 @@ class RunCanceller:
             task.uncancel()
             raise RunCancelled() from None
 
-    async def absorb(self, task: asyncio.Task[object]) -> None:
+    async def absorb(self, task: asyncio.Task[object] | None) -> None:
         """Absorb the interrupt's pending cancellation of ``task``, then raise
         :class:`RunCancelled`."""
         self._fired = None
         try:
             await asyncio.sleep(0)
         except asyncio.CancelledError:
-            task.uncancel()
+            if task is not None:
+                task.uncancel()
         raise RunCancelled()
 
     async def _watch_token(self, token: CancellationToken) -> None:

@@ -391,7 +391,6 @@ class ToolPipeline(ToolContext, frozen=True, kw_only=True, eq=False):
                 canceller.disarm_failed(task, exc)
                 raise
             if canceller.disarm(task):
-                assert task is not None
                 await canceller.absorb(task)
             if host.journal is not None:
                 await host.journal.finished([(call, output)], last_of_step=last_of_step)

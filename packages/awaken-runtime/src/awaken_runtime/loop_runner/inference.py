@@ -197,7 +197,6 @@ async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamRes
                 canceller.disarm_failed(task, exc)
                 raise
             if canceller.disarm(task):
-                assert task is not None
                 await canceller.absorb(task)
             collected = collected_result(answer)
         else:
