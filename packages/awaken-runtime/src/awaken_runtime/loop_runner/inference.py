@@ -108,14 +108,44 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     _transform(run, request)
     started = time.perf_counter()
     provider = run.agent.model.provider if run.agent.model is not None else None
+    attempt = request
+    executor = run.agent.llm_executor
+    canceller = run.canceller
     try:
-        result, cancelled = await _infer(run, request)
-        while (
-            not cancelled
-            and result.needs_truncation_recovery
-            and run.continuations < spec.max_continuation_retries
-        ):
-            result, cancelled = await _continue_truncated(run, request, result)
+        while True:
+            recorded = run.resume.take_inference() if run.resume is not None else None
+            if recorded is not None:
+                # a resumed attempt's first inference answers from the interrupted step's
+                # recorded result (no model call): its tool calls may already have run
+                result, cancelled = recorded, False
+            elif not run.sink.wants_events and not executor.streams():
+                # Nothing to forward: the collected result, the model called in place (no
+                # ``_infer`` and no ``canceller.race`` coroutine per model call, ADR 0034).
+                cancelled = False
+                try:
+                    task = canceller.arm()
+                    try:
+                        answer = await executor.execute(attempt)
+                    except BaseException as exc:
+                        canceller.disarm_failed(task, exc)
+                        raise
+                    if canceller.disarm(task):
+                        await canceller.absorb(task)
+                    result = collected_result(answer)
+                except RunCancelled:
+                    result, cancelled = StreamCollector().result(True), True
+                except Exception as exc:
+                    raise _failed(exc) from exc
+            else:
+                result, cancelled = await _streamed(run, attempt)
+            _account(run, result)
+            if (
+                cancelled
+                or not result.needs_truncation_recovery
+                or run.continuations >= spec.max_continuation_retries
+            ):
+                break
+            attempt = _continuation(run, request, result)
     except InferenceFailed as exc:
         # A failed inference still ends its phase: AfterInference sees the error.
         await run.observe_phase(
@@ -171,57 +201,35 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
         shape_request(run, request)
 
 
-async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
-    """Stream one inference; ``(result, cancelled)``. Executor failures → InferenceFailed.
-
-    The first inference of a resumed attempt answers from the interrupted step's recorded
-    result (no model call): its tool calls may already have run."""
-    recorded = run.resume.take_inference() if run.resume is not None else None
-    if recorded is not None:
-        _account(run, recorded)
-        return recorded, False
-    collector: StreamCollector | None = None
-    collected: StreamResult | None = None
-    cancelled = False
-    executor = run.agent.llm_executor
+async def _streamed(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
+    """One model call whose deltas go to the sink (or a streaming executor's);
+    ``(result, cancelled)``. Executor failures → InferenceFailed."""
     sink = run.sink
-    quiet = not sink.wants_events
+    collector = StreamCollector()
+    cancelled = False
     try:
-        if quiet and not executor.streams():  # nothing to forward: the result, collected
-            # ``canceller.race`` written in place: one coroutine less per model call
-            canceller = run.canceller
-            task = canceller.arm()
-            try:
-                answer = await executor.execute(request)
-            except BaseException as exc:
-                canceller.disarm_failed(task, exc)
-                raise
-            if canceller.disarm(task):
-                await canceller.absorb(task)
-            collected = collected_result(answer)
-        else:
-            collector = StreamCollector()
-            await run.canceller.race(consume_stream(executor, request, sink, collector))
+        await run.canceller.race(consume_stream(run.agent.llm_executor, request, sink, collector))
     except RunCancelled:
         cancelled = True
-    except AwakenError as exc:
-        raise InferenceFailed(str(exc)) from exc
     except Exception as exc:
-        raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
-    if collected is not None:
-        result = collected
-    else:
-        if collector is None:  # cancelled before the executor answered
-            collector = StreamCollector()
-        result = collector.result(cancelled) if quiet else await collector.finish(sink, cancelled)
-    _account(run, result)
-    return result, cancelled
+        raise _failed(exc) from exc
+    if not sink.wants_events:
+        return collector.result(cancelled), cancelled
+    return await collector.finish(sink, cancelled), cancelled
 
 
-async def _continue_truncated(
+def _failed(exc: Exception) -> InferenceFailed:
+    """What an executor's failure becomes."""
+    if isinstance(exc, AwakenError):
+        return InferenceFailed(str(exc))
+    return InferenceFailed(f"{type(exc).__name__}: {exc}")
+
+
+def _continuation(
     run: LoopContext, request: InferenceRequest, truncated: StreamResult
-) -> tuple[StreamResult, bool]:
-    """The output hit the token limit: keep the partial text, ask the model to go on."""
+) -> InferenceRequest:
+    """The output hit the token limit: keep the partial text, ask the model to go on (the
+    request of the next attempt)."""
     run.continuations += 1
     run.messages.append(Message.assistant(truncated.text))
     run.messages.append(Message.internal_user(CONTINUATION_PROMPT))
@@ -234,7 +242,7 @@ async def _continue_truncated(
         enable_prompt_cache=False,
     )
     _transform(run, retry)
-    return await _infer(run, retry)
+    return retry
 
 
 def _prompt_messages(run: LoopContext) -> list[Message]:
