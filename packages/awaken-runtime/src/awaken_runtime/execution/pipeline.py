@@ -477,7 +477,7 @@ class ToolPipeline(ToolContext, frozen=True, kw_only=True, eq=False):
             replace_tool_message(host.messages, tool_message)
         else:
             host.messages.append(tool_message)
-        had_actions = bool(command.scheduled_actions)
+        had_actions = command.has_actions
         if host.phase.submit_now(env, command) is None:
             await host.phase.submit_command(env, command)
         if had_actions:

@@ -222,11 +222,13 @@ class StateStore:
         and effects need ``PhaseRuntime.submit_command``).
         """
         if isinstance(batch, StateCommand):
-            if batch.scheduled_actions or batch.effects:
+            if batch.has_actions or batch.has_effects:
                 _log.warning(
                     "StateStore.commit ignores scheduled actions and effects; "
                     "use PhaseRuntime.submit_command"
                 )
+            if not batch.has_ops:
+                return self._revision
             batch = batch.patch
         ops = batch.ops
         previous = self._revision
