@@ -339,7 +339,8 @@ class StateCommand(msgspec.Struct, eq=False):
 
     A (mutable, identity-compared) msgspec struct: every hook returns one. Its three parts are
     made when first used (ADR 0034): ``StateCommand()`` — the empty command most hooks return
-    — is one object, which the cyclic GC does not track. Read ``patch``, ``scheduled_actions``
+    — is one object, which the cyclic GC does not track; ``StateCommand(batch)`` carries
+    ``batch`` as its patch. Read ``patch``, ``scheduled_actions``
     and ``effects`` as before (reading one makes it); the engine tests emptiness with
     :attr:`is_empty`, :attr:`has_actions` and :attr:`has_effects`, which make nothing."""
 
@@ -387,6 +388,13 @@ class StateCommand(msgspec.Struct, eq=False):
     @effects.setter
     def effects(self, value: list[TypedEffect]) -> None:
         self._effects = value
+
+    def plain_patch(self) -> MutationBatch | None:
+        """The patch, when no action and no effect is queued (committing it is the whole
+        submission); ``None`` otherwise."""
+        if self._actions or self._effects:
+            return None
+        return self.patch
 
     @property
     def has_actions(self) -> bool:

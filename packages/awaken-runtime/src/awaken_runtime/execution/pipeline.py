@@ -425,35 +425,36 @@ class ToolPipeline(ToolContext, frozen=True, kw_only=True, eq=False):
             if ticket is not None
             else (state.resume_mode if state is not None else _REPLAY_TOOL_CALL)
         )
-        command = StateCommand()
-        command.update(
-            ToolCallStatesKey,
-            PutToolCallState(
-                ToolCallState(
-                    call_id=call.id,
-                    tool_name=call.name,
-                    arguments=call.arguments,
-                    status=status or _STATUS_OF[outcome],
-                    updated_at=now_ms(),
-                    resume_mode=resume_mode,
-                    suspension_id=(
-                        ticket.suspension.id
-                        if ticket is not None
-                        else (state.suspension_id if state is not None else None)
-                    ),
-                    suspension_reason=(
-                        ticket.suspension.action
-                        if ticket is not None
-                        else (state.suspension_reason if state is not None else None)
-                    ),
-                )
-            ),
+        command = StateCommand(
+            MutationBatch().update(
+                ToolCallStatesKey,
+                PutToolCallState(
+                    ToolCallState(
+                        call_id=call.id,
+                        tool_name=call.name,
+                        arguments=call.arguments,
+                        status=status or _STATUS_OF[outcome],
+                        updated_at=now_ms(),
+                        resume_mode=resume_mode,
+                        suspension_id=(
+                            ticket.suspension.id
+                            if ticket is not None
+                            else (state.suspension_id if state is not None else None)
+                        ),
+                        suspension_reason=(
+                            ticket.suspension.action
+                            if ticket is not None
+                            else (state.suspension_reason if state is not None else None)
+                        ),
+                    )
+                ),
+            )
         )
         if tool_command is not None and not tool_command.is_empty:
             command.extend(tool_command)
         env = host.env
         ctx: PhaseContext | None = None
-        after_hooks = host.hooks_for(_AFTER_TOOL_EXECUTE) if run_after_hooks else None
+        after_hooks = host.hooks.get(_AFTER_TOOL_EXECUTE) if run_after_hooks else None
         if after_hooks:
             ctx = host.phase_ctx(_AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state))
             observing = host.observing.get(_AFTER_TOOL_EXECUTE)

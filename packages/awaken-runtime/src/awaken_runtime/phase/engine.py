@@ -265,7 +265,12 @@ class PhaseRuntime:
         """:meth:`submit_command` without an await when nothing needs one (no effects to
         dispatch, the engine idle): the new revision; ``None`` when the caller must await
         :meth:`submit_command` instead."""
-        if command.has_effects or self._lock.locked:
+        if self._lock.locked:
+            return None
+        patch = command.plain_patch()
+        if patch is not None:  # nothing to validate or enqueue: the commit is the submission
+            return self.store.commit(patch)
+        if command.has_effects:
             return None
         return self._commit(env, command)[0]
 
