@@ -118,7 +118,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
                 # a resumed attempt's first inference answers from the interrupted step's
                 # recorded result (no model call): its tool calls may already have run
                 result, cancelled = recorded, False
-            elif not run.sink.wants_events and not executor.streams():
+            elif run.collects and not run.sink.wants_events:
                 # Nothing to forward: the collected result, the model called in place (no
                 # ``_infer`` and no ``canceller.race`` coroutine per model call, ADR 0034).
                 cancelled = False

@@ -89,6 +89,7 @@ class LoopContext:
         "base_agent",
         "canceller",
         "clock",
+        "collects",
         "continuations",
         "descriptors",
         "env",
@@ -162,6 +163,9 @@ class LoopContext:
         self.immediate: Mapping[Phase, ImmediatePhaseHook]
         """The phases whose only active hook runs in place (``phase.immediate``)."""
         self.tools: dict[str, Tool]
+        self.collects: bool
+        """The agent's executor answers with a collected result (does not stream): asked
+        once per activation, not per model call."""
         self.descriptors: Sequence[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
@@ -360,6 +364,7 @@ class LoopContext:
             if not batch.is_empty:
                 store.commit(batch)
         self.system_message = agent.system_message()  # (shared by the agent's runs)
+        self.collects = not agent.llm_executor.streams()
         self.pipeline = ToolPipeline(
             spec=agent.spec,
             env=agent.env,
