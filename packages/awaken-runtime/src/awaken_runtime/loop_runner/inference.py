@@ -23,7 +23,12 @@ from awaken_contract.contract.event import InferenceComplete
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Message
-from awaken_contract.errors import AwakenError, InferenceFailed, StateCancelled
+from awaken_contract.errors import (
+    AwakenError,
+    InferenceExecutionError,
+    InferenceFailed,
+    StateCancelled,
+)
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import apply_transforms
 from awaken_contract.state import MutationBatch
@@ -120,12 +125,21 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
                 result, cancelled = recorded, False
             elif run.collects and not run.sink.wants_events:
                 # Nothing to forward: the collected result, the model called in place (no
-                # ``_infer`` and no ``canceller.race`` coroutine per model call, ADR 0034).
+                # ``_infer``, ``canceller.race`` or retry-wrapper coroutine per model call,
+                # ADR 0034).
                 cancelled = False
                 try:
                     task = canceller.arm()
                     try:
-                        answer = await executor.execute(attempt)
+                        first = run.first_attempt
+                        if first is None:
+                            answer = await executor.execute(attempt)
+                        else:  # the retry wrapper's first attempt, awaited here
+                            try:
+                                answer = await first.execute(attempt)
+                            except InferenceExecutionError as failure:
+                                assert run.retrying is not None
+                                answer = await run.retrying.after_failure(attempt, failure)
                     except BaseException as exc:
                         canceller.disarm_failed(task, exc)
                         raise

@@ -17,6 +17,7 @@ from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
 from awaken_contract.contract.checkpoint_writer import StepCheckpoint
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
@@ -39,6 +40,7 @@ from awaken_contract.runtime import AgentRunResult
 from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
+from awaken_runtime.engine.retry import RetryingExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.state import ActiveAgentIdKey
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
@@ -93,6 +95,7 @@ class LoopContext:
         "continuations",
         "descriptors",
         "env",
+        "first_attempt",
         "hooks",
         "identity",
         "immediate",
@@ -107,6 +110,7 @@ class LoopContext:
         "pipeline",
         "record",
         "resume",
+        "retrying",
         "sink",
         "spec",
         "step_open",
@@ -166,6 +170,10 @@ class LoopContext:
         self.collects: bool
         """The agent's executor answers with a collected result (does not stream): asked
         once per activation, not per model call."""
+        self.retrying: RetryingExecutor | None
+        self.first_attempt: LlmExecutor | None
+        """The executor behind the agent's retry wrapper that a collected model call awaits
+        itself (``RetryingExecutor.first_attempt``), a failure going to ``retrying``."""
         self.descriptors: Sequence[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
@@ -364,7 +372,10 @@ class LoopContext:
             if not batch.is_empty:
                 store.commit(batch)
         self.system_message = agent.system_message()  # (shared by the agent's runs)
-        self.collects = not agent.llm_executor.streams()
+        executor = agent.llm_executor
+        self.collects = not executor.streams()
+        self.retrying = executor if isinstance(executor, RetryingExecutor) else None
+        self.first_attempt = self.retrying.first_attempt() if self.retrying is not None else None
         self.pipeline = ToolPipeline(
             spec=agent.spec,
             env=agent.env,
