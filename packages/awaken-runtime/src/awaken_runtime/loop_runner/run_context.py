@@ -243,25 +243,29 @@ class LoopContext:
 
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
-        hooks = self.hooks.get(phase)
-        immediate = self.immediate.get(phase)
-        if not self.store.values.get(_PENDING_ACTIONS) and (
-            not hooks
-            or (
-                immediate is not None
-                and not self.phase.busy
-                and immediate.idle(self.store.snapshot())
-            )
-        ):
+        if self._idle(phase):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
         ctx = self.pipeline.phase_ctx(phase, with_token=with_token, **extra)
+        immediate = self.immediate.get(phase)
         if immediate is not None and run_immediately(self.phase, immediate, ctx):
             if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
                 await self.phase.run_execute_loop(self.env, ctx)
             return
-        await self.phase.run_phase(self.env, ctx, hooks or ())
+        await self.phase.run_phase(self.env, ctx, self.hooks.get(phase) or ())
+
+    def _idle(self, phase: Phase) -> bool:
+        """``phase`` would do nothing: no queued action and its only hook, run in place,
+        is idle on the current state (or it has no hook)."""
+        if self.store.values.get(_PENDING_ACTIONS):
+            return False
+        if phase not in self.hooks:
+            return True
+        immediate = self.immediate.get(phase)
+        return (
+            immediate is not None and not self.phase.busy and immediate.idle(self.store.snapshot())
+        )
 
     def phase_has_work(self, phase: Phase) -> bool:
         """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
@@ -458,7 +462,7 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        if self.phase_has_work(_STEP_END):
+        if not self._idle(_STEP_END):  # (a phase that ignores the token: nothing to check)
             if self.journal is not None and self.store.read_raw(_PENDING_ACTIONS):
                 await self.journal.flush_held()  # the step-end phase runs actions first
             await self.run_phase(_STEP_END, with_token=False)
