@@ -350,8 +350,9 @@ class LoopContext:
         self.agent = agent
         self.spec = agent.spec
         self.env = agent.env
-        self.hooks = agent.active_phase_hooks()
-        self.immediate = agent.immediate_phase_hooks()
+        views = agent.hook_views()
+        self.hooks = views.by_phase
+        self.immediate = views.immediate
         tools = agent.tools
         frontend = self.params.frontend_tools
         if frontend:
@@ -395,7 +396,7 @@ class LoopContext:
             profile_store=self.params.profile_store,
             descriptors=self.descriptors,
             hooks=self.hooks,
-            observing=agent.observing_phase_hooks(),
+            observing=views.observing,
             journal=(
                 ToolJournal(
                     self.journal,
