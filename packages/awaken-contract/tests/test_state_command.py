@@ -135,6 +135,23 @@ def test_state_command_extend_and_merge_parallel() -> None:
     assert c.patch.touched_keys == ["owner", "counter"]
 
 
+def test_an_empty_state_command_is_one_untracked_object_until_used() -> None:
+    import gc
+
+    cmd = StateCommand()
+    assert cmd.is_empty and not cmd.has_ops and not cmd.has_actions and not cmd.has_effects
+    assert cmd.base_revision is None
+    assert not gc.is_tracked(cmd)  # no patch, no lists: nothing the cyclic GC must scan
+    merged = StateCommand().extend(cmd).merge_parallel(StateCommand(), _strategy)
+    assert merged.is_empty and not gc.is_tracked(merged)
+    # reading a part makes it (the API as before: lists and a patch to mutate in place)
+    cmd.scheduled_actions.append(ScheduledAction(Phase.BEFORE_INFERENCE, "test.notify", []))
+    assert cmd.has_actions and not cmd.is_empty and gc.is_tracked(cmd)
+    cmd.patch.update(Counter, 1)
+    assert cmd.has_ops and cmd.patch.touched_keys == ["counter"]
+    assert StateCommand.of(MutationBatch(3)).base_revision == 3
+
+
 def test_schedule_action_with_unencodable_payload_raises_key_encode() -> None:
     with pytest.raises(KeyEncode):
         StateCommand().schedule_action(Notify, [object()])  # type: ignore[misc]

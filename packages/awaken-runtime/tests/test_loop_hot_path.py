@@ -16,6 +16,7 @@ from awaken_contract.contract.journal import EventRecord
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.tool import ToolResult, tool
+from awaken_contract.errors import ProviderError
 from awaken_contract.plugin import Plugin, PluginDescriptor, PluginRegistrar
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_contract.state import MutationBatch, StateStoreHandle
@@ -239,3 +240,43 @@ async def test_a_dropping_sink_gets_nothing_and_the_journal_records_every_event(
         recorded.steps,
         recorded.termination,
     )
+
+
+class _FailsFirst(LlmExecutor):
+    """Fails its first call with a retryable provider error, then answers (collected)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def execute(self, request: InferenceRequest) -> StreamResult:
+        self.calls += 1
+        if self.calls == 1:
+            raise ProviderError("overloaded")
+        return StreamResult(content=[ContentBlock.text("fine")], stop_reason=StopReason.END_TURN)
+
+    def name(self) -> str:
+        return "flaky"
+
+
+async def test_a_model_call_awaited_in_place_still_retries_by_the_agents_policy() -> None:
+    # A sink that drops events and a collected executor: the loop awaits the retry wrapper's
+    # first attempt itself (ADR 0034); its failure still goes through the retry policy.
+    flaky, failing = _FailsFirst(), _FailsFirst()
+    runtime = (
+        AgentRuntimeBuilder()
+        .with_agent_spec(
+            AgentSpec("a")
+            .with_model("m")
+            .with_section("retry", {"max_retries": 1, "backoff_base_ms": 0})
+        )
+        .with_agent_spec(AgentSpec("off").with_model("n").with_section("retry", {"max_retries": 0}))
+        .with_provider("flaky", flaky)
+        .with_provider("failing", failing)
+        .with_model("m", ModelSpec(id="m", provider="flaky", model="flaky-1"))
+        .with_model("n", ModelSpec(id="n", provider="failing", model="flaky-1"))
+        .build()
+    )
+    result = await runtime.run(RunRequest("t-retry", [Message.user("hi")]).with_agent_id("a"))
+    assert result.response == "fine" and flaky.calls == 2
+    off = await runtime.run(RunRequest("t-off", [Message.user("hi")]).with_agent_id("off"))
+    assert off.termination.type.value == "error" and failing.calls == 1

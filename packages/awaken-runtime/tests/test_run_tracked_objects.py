@@ -26,8 +26,9 @@ from awaken_runtime.structured import OutputState
 
 RUNS = 50
 #: Tracked objects per run parked in its first model call, this test's own included (its
-#: task, coroutines, request and the event's waiter); 61 before ADR 0033, 44 after it.
-MAX_TRACKED_PER_RUN = 48
+#: task, coroutines, request and the event's waiter); 61 before ADR 0033, 44 after it, 33
+#: after ADR 0034.
+MAX_TRACKED_PER_RUN = 37
 
 
 def test_per_run_bookkeeping_is_untracked_until_it_holds_a_container() -> None:

@@ -162,7 +162,8 @@ class TypedKey(Generic[V]):
     @classmethod
     def default(cls) -> V:
         """The value an absent key starts from."""
-        return cast(V, default_of(cls.value_type))
+        value: V = default_of(cls.value_type)  # (no ``cast()``: a call per new key)
+        return value
 
     @classmethod
     def encode(cls, value: V) -> Any:

@@ -337,17 +337,86 @@ class MutationBatch(msgspec.Struct, eq=False):
 class StateCommand(msgspec.Struct, eq=False):
     """What a hook, action handler or tool wants: state updates, scheduled actions, effects.
 
-    A (mutable, identity-compared) msgspec struct: every hook returns one, and a struct is
-    built in C (``StateCommand()`` is an empty command)."""
+    A (mutable, identity-compared) msgspec struct: every hook returns one. Its three parts are
+    made when first used (ADR 0034): ``StateCommand()`` — the empty command most hooks return
+    — is one object, which the cyclic GC does not track; ``StateCommand(batch)`` carries
+    ``batch`` as its patch. Read ``patch``, ``scheduled_actions``
+    and ``effects`` as before (reading one makes it); the engine tests emptiness with
+    :attr:`is_empty`, :attr:`has_actions` and :attr:`has_effects`, which make nothing."""
 
-    patch: MutationBatch = msgspec.field(default_factory=MutationBatch)
-    scheduled_actions: list[ScheduledAction] = msgspec.field(default_factory=list)
-    effects: list[TypedEffect] = msgspec.field(default_factory=list)
+    _patch: MutationBatch | None = None
+    _actions: list[ScheduledAction] | None = None
+    _effects: list[TypedEffect] | None = None
+
+    @classmethod
+    def of(cls, patch: MutationBatch) -> StateCommand:
+        """A command carrying ``patch`` (no actions, no effects)."""
+        return cls(patch)
+
+    @property
+    def patch(self) -> MutationBatch:
+        """The state updates (made on first use)."""
+        patch = self._patch
+        if patch is None:
+            patch = self._patch = MutationBatch()
+        return patch
+
+    @patch.setter
+    def patch(self, value: MutationBatch) -> None:
+        self._patch = value
+
+    @property
+    def scheduled_actions(self) -> list[ScheduledAction]:
+        """The actions queued for their phase's EXECUTE stage (made on first use)."""
+        actions = self._actions
+        if actions is None:
+            actions = self._actions = []
+        return actions
+
+    @scheduled_actions.setter
+    def scheduled_actions(self, value: list[ScheduledAction]) -> None:
+        self._actions = value
+
+    @property
+    def effects(self) -> list[TypedEffect]:
+        """The effects dispatched after the commit (made on first use)."""
+        effects = self._effects
+        if effects is None:
+            effects = self._effects = []
+        return effects
+
+    @effects.setter
+    def effects(self, value: list[TypedEffect]) -> None:
+        self._effects = value
+
+    def plain_patch(self) -> MutationBatch | None:
+        """The patch, when no action and no effect is queued (committing it is the whole
+        submission); ``None`` otherwise."""
+        if self._actions or self._effects:
+            return None
+        return self.patch
+
+    @property
+    def has_actions(self) -> bool:
+        """Whether actions are queued (makes no list)."""
+        return bool(self._actions)
+
+    @property
+    def has_effects(self) -> bool:
+        """Whether effects are queued (makes no list)."""
+        return bool(self._effects)
+
+    @property
+    def has_ops(self) -> bool:
+        """Whether the patch has updates (makes no patch)."""
+        patch = self._patch
+        return patch is not None and bool(patch.ops)
 
     @property
     def base_revision(self) -> int | None:
         """The patch's base revision."""
-        return self.patch.base_revision
+        patch = self._patch
+        return patch.base_revision if patch is not None else None
 
     def with_base_revision(self, revision: int) -> StateCommand:
         """Set the patch's base revision; returns ``self``."""
@@ -378,12 +447,13 @@ class StateCommand(msgspec.Struct, eq=False):
 
     def extend(self, other: StateCommand) -> StateCommand:
         """Append ``other`` (patch ops, actions, effects); returns ``self``."""
-        if other.patch.ops or other.patch.base_revision is not None:
-            self.patch.extend(other.patch)
-        if other.scheduled_actions:
-            self.scheduled_actions.extend(other.scheduled_actions)
-        if other.effects:
-            self.effects.extend(other.effects)
+        patch = other._patch
+        if patch is not None and (patch.ops or patch.base_revision is not None):
+            self.patch.extend(patch)
+        if other._actions:
+            self.scheduled_actions.extend(other._actions)
+        if other._effects:
+            self.effects.extend(other._effects)
         return self
 
     def merge_parallel(
@@ -391,15 +461,20 @@ class StateCommand(msgspec.Struct, eq=False):
     ) -> StateCommand:
         """Merge a command computed in parallel (Exclusive overlap raises
         ``ParallelMergeConflict``); returns ``self``."""
-        self.patch.merge_parallel(other.patch, strategy)
-        self.scheduled_actions.extend(other.scheduled_actions)
-        self.effects.extend(other.effects)
+        patch = other._patch
+        if patch is not None:
+            self.patch.merge_parallel(patch, strategy)
+        if other._actions:
+            self.scheduled_actions.extend(other._actions)
+        if other._effects:
+            self.effects.extend(other._effects)
         return self
 
     @property
     def is_empty(self) -> bool:
         """No updates, no actions and no effects."""
-        return not (self.patch.ops or self.scheduled_actions or self.effects)
+        patch = self._patch
+        return not ((patch is not None and patch.ops) or self._actions or self._effects)
 
     def __repr__(self) -> str:
         return (

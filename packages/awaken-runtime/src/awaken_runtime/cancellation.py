@@ -50,13 +50,42 @@ class RunCanceller:
         return token is not None and token.is_cancelled
 
     async def race(self, work: Awaitable[T]) -> T:
-        """Await ``work``; raise :class:`RunCancelled` as soon as the token fires."""
-        token = self.token
-        if token is None:
-            return await work
-        if token.is_cancelled:
+        """Await ``work``; raise :class:`RunCancelled` as soon as the token fires.
+
+        The hot paths (one model call, one tool call) write the same steps in place, without
+        this coroutine (ADR 0034)::
+
+            task = canceller.arm()  # RunCancelled when the token already fired
+            try:
+                result = await work
+            except BaseException as exc:
+                canceller.disarm_failed(task, exc)  # RunCancelled when it was our interrupt
+                raise
+            if canceller.disarm(task):  # the interrupt landed while the work was finishing
+                await canceller.absorb(task)  # raises RunCancelled
+        """
+        try:
+            task = self.arm()
+        except RunCancelled:
             if asyncio.iscoroutine(work):
                 work.close()
+            raise
+        try:
+            result = await work
+        except BaseException as exc:
+            self.disarm_failed(task, exc)
+            raise
+        if self.disarm(task):
+            await self.absorb(task)
+        return result
+
+    def arm(self) -> asyncio.Task[object] | None:
+        """Start a raced await in the run's task (``None``: no token, nothing to race);
+        raises :class:`RunCancelled` when the token already fired."""
+        token = self.token
+        if token is None:
+            return None
+        if token.is_cancelled:
             raise RunCancelled()
         if self._watch and self._watcher is None:
             self._watcher = asyncio.ensure_future(self._watch_token(token))
@@ -64,28 +93,33 @@ class RunCanceller:
         if task is None:  # every race of a run is awaited by the run's task
             task = self._task = asyncio.current_task()
         self._current = task
-        try:
-            result = await work
-        except asyncio.CancelledError:
-            if self._fired is not None and self._fired is task:
-                self._fired = None
-                if task is not None:
-                    task.uncancel()
-                raise RunCancelled() from None
-            raise
-        finally:
-            self._current = None
-        if self._fired is not None and self._fired is task:
-            # The interrupt landed while the work was finishing: absorb the pending
-            # cancellation of this task, then report the run as cancelled.
+        return task
+
+    def disarm(self, task: asyncio.Task[object] | None) -> bool:
+        """End a raced await that returned; ``True`` when the interrupt landed while the work
+        was finishing (then await :meth:`absorb`)."""
+        self._current = None
+        return task is not None and self._fired is task
+
+    def disarm_failed(self, task: asyncio.Task[object] | None, exc: BaseException) -> None:
+        """End a raced await that raised ``exc`` (the caller re-raises it): raises
+        :class:`RunCancelled` instead when ``exc`` is this canceller's interrupt."""
+        self._current = None
+        if task is not None and self._fired is task and isinstance(exc, asyncio.CancelledError):
             self._fired = None
-            try:
-                await asyncio.sleep(0)
-            except asyncio.CancelledError:
-                if task is not None:
-                    task.uncancel()
-            raise RunCancelled()
-        return result
+            task.uncancel()
+            raise RunCancelled() from None
+
+    async def absorb(self, task: asyncio.Task[object] | None) -> None:
+        """Absorb the interrupt's pending cancellation of ``task``, then raise
+        :class:`RunCancelled`."""
+        self._fired = None
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            if task is not None:
+                task.uncancel()
+        raise RunCancelled()
 
     async def _watch_token(self, token: CancellationToken) -> None:
         await token.wait()

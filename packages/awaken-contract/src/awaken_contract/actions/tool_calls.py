@@ -38,6 +38,11 @@ class ClearToolCallStates(msgspec.Struct, frozen=True, gc=False):
     """Forget every call state."""
 
 
+#: What clearing leaves: one empty map shared by every run (state values are never mutated in
+#: place; ``apply`` copies), so a cleared run keeps no map and dict of its own (ADR 0034).
+_CLEARED = ToolCallStatesMap()
+
+
 class ToolCallStatesKey(StateKey[ToolCallStatesMap, PutToolCallState | ClearToolCallStates]):
     """``__runtime.tool_call_states`` (thread scoped, commutative)."""
 
@@ -50,7 +55,7 @@ class ToolCallStatesKey(StateKey[ToolCallStatesMap, PutToolCallState | ClearTool
         cls, value: ToolCallStatesMap, update: PutToolCallState | ClearToolCallStates
     ) -> ToolCallStatesMap:
         if isinstance(update, ClearToolCallStates):
-            return ToolCallStatesMap()
+            return _CLEARED
         new = update.state
         current = value.calls.get(new.call_id)
         status = current.status if current is not None else _NEW

@@ -165,16 +165,30 @@ class RetryingExecutor(LlmExecutor):
         """Collected inference with retries and fallbacks."""
         if self.breaker is None:
             # The common case without a breaker: the first attempt awaited right here (one
-            # coroutine less per inference); a failure continues in ``_attempts``.
+            # coroutine less per inference); a failure continues in ``after_failure``.
             try:
                 return await self.inner.execute(request)
             except InferenceExecutionError as exc:
-                result, model = await self._attempts(request, self.inner.execute, exc)
-        else:
-            result, model = await self._attempts(request, self.inner.execute)
+                return await self.after_failure(request, exc)
+        result, model = await self._attempts(request, self.inner.execute)
         assert isinstance(result, StreamResult)
-        if self.breaker is not None:
-            self.breaker.record_success(model)
+        self.breaker.record_success(model)
+        return result
+
+    def first_attempt(self) -> LlmExecutor | None:
+        """Where a collected inference's first attempt goes when a caller may await it
+        itself (no circuit breaker to consult): ``execute`` is then ``await
+        first.execute(request)``, a failure handed to :meth:`after_failure` — one coroutine
+        less per model call (the loop does this, ADR 0034). ``None`` with a breaker."""
+        return self.inner if self.breaker is None else None
+
+    async def after_failure(
+        self, request: InferenceRequest, failure: InferenceExecutionError
+    ) -> StreamResult:
+        """The rest of a collected inference whose first attempt (without a breaker) failed
+        with ``failure``: its retries and fallbacks (raises when they fail too)."""
+        result, _ = await self._attempts(request, self.inner.execute, failure)
+        assert isinstance(result, StreamResult)
         return result
 
     async def stream(self, request: InferenceRequest) -> AsyncIterator[LlmStreamEvent]:

@@ -98,13 +98,19 @@ _STATUS_OF = {
 }
 
 
-class ToolPipeline:
-    """Runs one step's tool calls (and resume replays) in a :class:`ToolContext`."""
+class ToolPipeline(ToolContext, frozen=True, kw_only=True, eq=False):
+    """Runs one step's tool calls (and resume replays): the :class:`ToolContext` they see,
+    with the steps that run them (one object per activated agent, not two: ADR 0034)."""
 
-    __slots__ = ("ctx",)
+    @classmethod
+    def of(cls, ctx: ToolContext) -> ToolPipeline:
+        """The pipeline over ``ctx``'s fields."""
+        return cls(**{name: getattr(ctx, name) for name in ctx.__struct_fields__})
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
+    @property
+    def ctx(self) -> ToolContext:
+        """The context the calls see (the pipeline itself)."""
+        return self
 
     # ------------------------------------------------------------------ step batch
     def run_calls(self, calls: Sequence[ToolCall]) -> Coroutine[Any, Any, tuple[str | None, bool]]:
@@ -112,24 +118,24 @@ class ToolPipeline:
 
         A plain method returning the sequential or the parallel coroutine: no dispatching
         coroutine of its own per step."""
-        if self.ctx.executor.requires_incremental_state():
+        if self.executor.requires_incremental_state():
             return self._run_sequential(calls)
         return self._run_parallel(calls)
 
     async def _run_sequential(self, calls: Sequence[ToolCall]) -> tuple[str | None, bool]:
         suspended = False
         for index, call in enumerate(calls):
-            if self.ctx.canceller.is_cancelled:
+            if self.canceller.is_cancelled:
                 await self._backfill(calls[index:], CANCELLED_MESSAGE)
                 return None, suspended
-            if self.ctx.journal is not None:
+            if self.journal is not None:
                 resumed = await self._from_journal(call)
                 if resumed is _OUTCOME_SUSPENDED:
                     await self._backfill(calls[index + 1 :])
                     return None, True
                 if resumed is not None:
                     continue
-            host = self.ctx
+            host = self
             if may_intercept(host):
                 decision = await intercept(host, call, None)
             else:  # BeforeToolExecute's observers (if any) run in place
@@ -173,7 +179,7 @@ class ToolPipeline:
         self, calls: Sequence[ToolCall]
     ) -> tuple[str | None, bool, list[ToolCall]]:
         """One round: ``(block reason or None, any call suspended, calls left for next round)``."""
-        host = self.ctx
+        host = self
         suspended = False
         blocked: str | None = None
         allowed: list[ToolCall] = []
@@ -183,7 +189,7 @@ class ToolPipeline:
             if resumed is not None:
                 suspended = suspended or resumed is _OUTCOME_SUSPENDED
                 continue
-            decision = await gate(self.ctx, call, None)
+            decision = await gate(self, call, None)
             if allowed and isinstance(decision, InterceptBlock | InterceptSuspend):
                 rest = list(calls[index:])  # re-checked once the allowed calls committed
                 break
@@ -235,7 +241,7 @@ class ToolPipeline:
     # ------------------------------------------------------------------ resume
     async def replay_resumed(self) -> None:
         """Report cancelled decisions and re-run resuming calls (sorted by call id)."""
-        host = self.ctx
+        host = self
         states = host.store.read(ToolCallStatesKey)
         if states is None or not states.calls:
             return
@@ -278,7 +284,7 @@ class ToolPipeline:
                 )
                 await self._complete(call, result, None, state)
                 continue
-            decision = await intercept(self.ctx, call, state)
+            decision = await intercept(self, call, state)
             if decision is not None:
                 await self._apply(call, decision, state)
                 continue
@@ -286,7 +292,7 @@ class ToolPipeline:
 
     def suspended_calls(self) -> list[ToolCallState]:
         """Calls currently waiting for a decision."""
-        states = self.ctx.store.read(ToolCallStatesKey)
+        states = self.store.read(ToolCallStatesKey)
         return [] if states is None else states.with_status(ToolCallStatus.SUSPENDED)
 
     # ------------------------------------------------------------------ journal
@@ -294,7 +300,7 @@ class ToolPipeline:
         """Complete a call an interrupted attempt already ran: its recorded result, or — when
         it was cut off mid-run and is not idempotent — a ticket for a human. ``None``: run it
         (normally, or again with the same call id when its tool is idempotent)."""
-        journal = self.ctx.journal
+        journal = self.journal
         if journal is None:
             return None
         recorded = journal.recorded(call.id)
@@ -313,11 +319,11 @@ class ToolPipeline:
         )
 
     def _idempotent(self, call: ToolCall) -> bool:
-        tool = self.ctx.tools.get(call.name)
+        tool = self.tools.get(call.name)
         return tool is not None and tool.descriptor().idempotent
 
     async def _record_started(self, calls: Sequence[ToolCall]) -> None:
-        journal = self.ctx.journal
+        journal = self.journal
         if journal is not None:
             await journal.started([(call, self._idempotent(call)) for call in calls])
 
@@ -351,7 +357,7 @@ class ToolPipeline:
         return await self._complete(call, decision.result, None, state)
 
     def _tool_ctx(self, call: ToolCall, state: ToolCallState | None) -> ToolCallContext:
-        host = self.ctx
+        host = self
         resuming = state is not None and state.status is _RESUMING
         return ToolCallContext(
             call.id,
@@ -371,14 +377,21 @@ class ToolPipeline:
         self, call: ToolCall, state: ToolCallState | None, *, last_of_step: bool = False
     ) -> ToolCallOutcome | None:
         """Execute one allowed call and complete it; ``None`` when cancelled mid-way."""
-        host = self.ctx
+        host = self
         ctx = self._tool_ctx(call, state)
         if host.journal is not None:
             await self._record_started([call])
+        canceller = host.canceller
         try:
-            output: ToolOutput = await host.canceller.race(
-                execute_single_tool(host.tools, call, ctx)
-            )
+            # ``canceller.race`` written in place: one coroutine less per tool call
+            task = canceller.arm()
+            try:
+                output: ToolOutput = await execute_single_tool(host.tools, call, ctx)
+            except BaseException as exc:
+                canceller.disarm_failed(task, exc)
+                raise
+            if canceller.disarm(task):
+                await canceller.absorb(task)
             if host.journal is not None:
                 await host.journal.finished([(call, output)], last_of_step=last_of_step)
         except RunCancelled:
@@ -404,7 +417,7 @@ class ToolPipeline:
         run_after_hooks: bool = True,
         message: str | None = None,
     ) -> ToolCallOutcome:
-        host = self.ctx
+        host = self
         outcome = result.outcome()
         ticket = result.suspension
         resume_mode = (
@@ -412,35 +425,36 @@ class ToolPipeline:
             if ticket is not None
             else (state.resume_mode if state is not None else _REPLAY_TOOL_CALL)
         )
-        command = StateCommand()
-        command.update(
-            ToolCallStatesKey,
-            PutToolCallState(
-                ToolCallState(
-                    call_id=call.id,
-                    tool_name=call.name,
-                    arguments=call.arguments,
-                    status=status or _STATUS_OF[outcome],
-                    updated_at=now_ms(),
-                    resume_mode=resume_mode,
-                    suspension_id=(
-                        ticket.suspension.id
-                        if ticket is not None
-                        else (state.suspension_id if state is not None else None)
-                    ),
-                    suspension_reason=(
-                        ticket.suspension.action
-                        if ticket is not None
-                        else (state.suspension_reason if state is not None else None)
-                    ),
-                )
-            ),
+        command = StateCommand(
+            MutationBatch().update(
+                ToolCallStatesKey,
+                PutToolCallState(
+                    ToolCallState(
+                        call_id=call.id,
+                        tool_name=call.name,
+                        arguments=call.arguments,
+                        status=status or _STATUS_OF[outcome],
+                        updated_at=now_ms(),
+                        resume_mode=resume_mode,
+                        suspension_id=(
+                            ticket.suspension.id
+                            if ticket is not None
+                            else (state.suspension_id if state is not None else None)
+                        ),
+                        suspension_reason=(
+                            ticket.suspension.action
+                            if ticket is not None
+                            else (state.suspension_reason if state is not None else None)
+                        ),
+                    )
+                ),
+            )
         )
         if tool_command is not None and not tool_command.is_empty:
             command.extend(tool_command)
         env = host.env
         ctx: PhaseContext | None = None
-        after_hooks = host.hooks_for(_AFTER_TOOL_EXECUTE) if run_after_hooks else None
+        after_hooks = host.hooks.get(_AFTER_TOOL_EXECUTE) if run_after_hooks else None
         if after_hooks:
             ctx = host.phase_ctx(_AFTER_TOOL_EXECUTE, tool_result=result, **call_extra(call, state))
             observing = host.observing.get(_AFTER_TOOL_EXECUTE)
@@ -464,7 +478,7 @@ class ToolPipeline:
             replace_tool_message(host.messages, tool_message)
         else:
             host.messages.append(tool_message)
-        had_actions = bool(command.scheduled_actions)
+        had_actions = command.has_actions
         if host.phase.submit_now(env, command) is None:
             await host.phase.submit_command(env, command)
         if had_actions:

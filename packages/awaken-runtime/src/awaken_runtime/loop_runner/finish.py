@@ -49,7 +49,7 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     except Exception as exc:
         _log.warning("run_end phase of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not _KIND_ERROR:
-            await run.emit(Error(message=str(exc), code="phase_error"))
+            await run.sink.emit(Error(message=str(exc), code="phase_error"))
             termination = TerminationReason.error(str(exc))
     response = last_assistant_text(run.messages, run.input_message_count)
     # The final state and ``run_finish`` are journaled by the final checkpoint itself (one
@@ -61,10 +61,10 @@ async def finish(run: LoopContext, termination: TerminationReason) -> AgentRunRe
     except LoopStorageFailed as exc:
         _log.warning("final checkpoint of %s failed: %s", run.identity.run_id, exc)
         if termination.type is not _KIND_ERROR:
-            await run.emit(Error(message=str(exc), code="storage_error"))
+            await run.sink.emit(Error(message=str(exc), code="storage_error"))
             termination = TerminationReason.error(str(exc))
         for event in _tail(run, termination, response):
-            await run.emit(event)
+            await run.sink.emit(event)
         await run.flush_journal()
     else:
         for event in tail:
@@ -100,7 +100,7 @@ async def finish_suspended(run: LoopContext) -> None:
     await run.observe_phase(_RUN_END, termination=TerminationReason.suspended())
     identity = run.identity
     await run.emit_state_snapshot()
-    await run.emit(
+    await run.sink.emit(
         RunFinish(
             thread_id=identity.thread_id,
             run_id=identity.run_id,

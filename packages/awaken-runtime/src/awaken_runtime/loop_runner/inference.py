@@ -23,7 +23,12 @@ from awaken_contract.contract.event import InferenceComplete
 from awaken_contract.contract.executor import InferenceRequest
 from awaken_contract.contract.inference import StreamResult
 from awaken_contract.contract.message import Message
-from awaken_contract.errors import AwakenError, InferenceFailed, StateCancelled
+from awaken_contract.errors import (
+    AwakenError,
+    InferenceExecutionError,
+    InferenceFailed,
+    StateCancelled,
+)
 from awaken_contract.model import PendingScheduledActions, Phase
 from awaken_contract.plugin import apply_transforms
 from awaken_contract.state import MutationBatch
@@ -67,8 +72,8 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     # this phase's actions.
     before = run.hooks.get(_BEFORE_INFERENCE)
     if before:
-        ctx = run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE)
-        observing = run.pipeline.ctx.observing.get(_BEFORE_INFERENCE)
+        ctx = run.pipeline.phase_ctx(_BEFORE_INFERENCE)
+        observing = run.pipeline.observing.get(_BEFORE_INFERENCE)
         if observing is not None:
             observing.observe(ctx)
         else:
@@ -76,7 +81,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
             if not command.is_empty:
                 await phase.submit_command(env, command)
     if store.values.get(_PENDING_ACTIONS):
-        await phase.run_execute_loop(env, run.pipeline.ctx.phase_ctx(_BEFORE_INFERENCE))
+        await phase.run_execute_loop(env, run.pipeline.phase_ctx(_BEFORE_INFERENCE))
     termination = run.check_termination()
     values = store.values  # (read in place: no call per key)
     tool_filter: ToolFilterState | None = values.get(_TOOL_FILTER)
@@ -108,14 +113,53 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     _transform(run, request)
     started = time.perf_counter()
     provider = run.agent.model.provider if run.agent.model is not None else None
+    attempt = request
+    executor = run.agent.llm_executor
+    canceller = run.canceller
     try:
-        result, cancelled = await _infer(run, request)
-        while (
-            not cancelled
-            and result.needs_truncation_recovery
-            and run.continuations < spec.max_continuation_retries
-        ):
-            result, cancelled = await _continue_truncated(run, request, result)
+        while True:
+            recorded = run.resume.take_inference() if run.resume is not None else None
+            if recorded is not None:
+                # a resumed attempt's first inference answers from the interrupted step's
+                # recorded result (no model call): its tool calls may already have run
+                result, cancelled = recorded, False
+            elif run.collects and not run.sink.wants_events:
+                # Nothing to forward: the collected result, the model called in place (no
+                # ``_infer``, ``canceller.race`` or retry-wrapper coroutine per model call,
+                # ADR 0034).
+                cancelled = False
+                try:
+                    task = canceller.arm()
+                    try:
+                        first = run.first_attempt
+                        if first is None:
+                            answer = await executor.execute(attempt)
+                        else:  # the retry wrapper's first attempt, awaited here
+                            try:
+                                answer = await first.execute(attempt)
+                            except InferenceExecutionError as failure:
+                                assert run.retrying is not None
+                                answer = await run.retrying.after_failure(attempt, failure)
+                    except BaseException as exc:
+                        canceller.disarm_failed(task, exc)
+                        raise
+                    if canceller.disarm(task):
+                        await canceller.absorb(task)
+                    result = collected_result(answer)
+                except RunCancelled:
+                    result, cancelled = StreamCollector().result(True), True
+                except Exception as exc:
+                    raise _failed(exc) from exc
+            else:
+                result, cancelled = await _streamed(run, attempt)
+            _account(run, result)
+            if (
+                cancelled
+                or not result.needs_truncation_recovery
+                or run.continuations >= spec.max_continuation_retries
+            ):
+                break
+            attempt = _continuation(run, request, result)
     except InferenceFailed as exc:
         # A failed inference still ends its phase: AfterInference sees the error.
         await run.observe_phase(
@@ -134,7 +178,7 @@ async def inference_phase(run: LoopContext) -> StreamResult | StepResult:
     if cost is not None:
         run.record.cost = (run.record.cost or 0.0) + cost
     if run.sink.wants_events:
-        await run.emit(
+        await run.sink.emit(
             InferenceComplete(
                 model=upstream_model, duration_ms=duration_ms, usage=result.usage, cost=cost
             )
@@ -171,47 +215,35 @@ def _transform(run: LoopContext, request: InferenceRequest) -> None:
         shape_request(run, request)
 
 
-async def _infer(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
-    """Stream one inference; ``(result, cancelled)``. Executor failures → InferenceFailed.
-
-    The first inference of a resumed attempt answers from the interrupted step's recorded
-    result (no model call): its tool calls may already have run."""
-    recorded = run.resume.take_inference() if run.resume is not None else None
-    if recorded is not None:
-        _account(run, recorded)
-        return recorded, False
-    collector: StreamCollector | None = None
-    collected: StreamResult | None = None
-    cancelled = False
-    executor = run.agent.llm_executor
+async def _streamed(run: LoopContext, request: InferenceRequest) -> tuple[StreamResult, bool]:
+    """One model call whose deltas go to the sink (or a streaming executor's);
+    ``(result, cancelled)``. Executor failures → InferenceFailed."""
     sink = run.sink
-    quiet = not sink.wants_events
+    collector = StreamCollector()
+    cancelled = False
     try:
-        if quiet and not executor.streams():  # nothing to forward: the result, collected
-            collected = collected_result(await run.canceller.race(executor.execute(request)))
-        else:
-            collector = StreamCollector()
-            await run.canceller.race(consume_stream(executor, request, sink, collector))
+        await run.canceller.race(consume_stream(run.agent.llm_executor, request, sink, collector))
     except RunCancelled:
         cancelled = True
-    except AwakenError as exc:
-        raise InferenceFailed(str(exc)) from exc
     except Exception as exc:
-        raise InferenceFailed(f"{type(exc).__name__}: {exc}") from exc
-    if collected is not None:
-        result = collected
-    else:
-        if collector is None:  # cancelled before the executor answered
-            collector = StreamCollector()
-        result = collector.result(cancelled) if quiet else await collector.finish(sink, cancelled)
-    _account(run, result)
-    return result, cancelled
+        raise _failed(exc) from exc
+    if not sink.wants_events:
+        return collector.result(cancelled), cancelled
+    return await collector.finish(sink, cancelled), cancelled
 
 
-async def _continue_truncated(
+def _failed(exc: Exception) -> InferenceFailed:
+    """What an executor's failure becomes."""
+    if isinstance(exc, AwakenError):
+        return InferenceFailed(str(exc))
+    return InferenceFailed(f"{type(exc).__name__}: {exc}")
+
+
+def _continuation(
     run: LoopContext, request: InferenceRequest, truncated: StreamResult
-) -> tuple[StreamResult, bool]:
-    """The output hit the token limit: keep the partial text, ask the model to go on."""
+) -> InferenceRequest:
+    """The output hit the token limit: keep the partial text, ask the model to go on (the
+    request of the next attempt)."""
     run.continuations += 1
     run.messages.append(Message.assistant(truncated.text))
     run.messages.append(Message.internal_user(CONTINUATION_PROMPT))
@@ -224,7 +256,7 @@ async def _continue_truncated(
         enable_prompt_cache=False,
     )
     _transform(run, retry)
-    return await _infer(run, retry)
+    return retry
 
 
 def _prompt_messages(run: LoopContext) -> list[Message]:

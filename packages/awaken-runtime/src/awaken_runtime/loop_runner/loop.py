@@ -88,9 +88,64 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
             start = RunLifecycleUpdate.start(run.identity.run_id)
         run.store.commit(MutationBatch().update(RunLifecycleKey, start))
         try:
-            # the start, then the steps: two coroutines in turn, not nested
-            started = await _start(run)
-            termination = started if started is not None else await _step_loop(run)
+            # The start (a coroutine of its own, done before the first step), then the steps in
+            # place (no step-loop coroutine under this one): StepStart, the inference phase,
+            # the tools phase, StepEnd — until a step or the start ends the run.
+            termination: TerminationReason | None = await _start(run)
+            store = run.store
+            canceller = run.canceller
+            outcome: StepOutcome
+            while termination is None:
+                termination = run.apply_handoff()
+                if termination is not None:
+                    break  # blocked
+                run.clock.steps += 1  # (the clock itself: no property call)
+                run.step_open = True
+                if run.sink.wants_events:
+                    await run.sink.emit(StepStart(message_id=new_id()))
+                if store.values.get(_TOOL_CALL_STATES) is not None:
+                    store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
+                if canceller.is_cancelled:
+                    outcome, termination = run.cancelled_step()
+                else:
+                    try:
+                        if run.phase_has_work(_STEP_START):  # (cancellation checked just above)
+                            await run.run_phase(_STEP_START)
+                        termination = run.check_termination()
+                    except StateCancelled:
+                        outcome, termination = run.cancelled_step()
+                    else:
+                        if termination is not None:
+                            outcome = _TERMINATED
+                        else:
+                            inferred = await inference_phase(run)
+                            if isinstance(inferred, StreamResult):
+                                outcome, termination = await tools_phase(run, inferred)
+                            else:
+                                outcome, termination = inferred
+                            del inferred  # the step's result is not kept alive through the next
+                if outcome is not _CONTINUE and run.journal is not None:
+                    await run.journal.flush_held()  # only a continuing step goes to its checkpoint
+                if outcome is _SUSPENDED:
+                    termination = await suspend_and_wait(run, step_open=True)
+                    continue  # (None: resumed in place, the next step)
+                # A step that ends the run is persisted by the final checkpoint right after.
+                await run.complete_step(checkpoint=outcome is _CONTINUE)
+                if outcome is _TERMINATED:
+                    break
+                if drain_inbox(run):
+                    continue
+                if outcome is _NATURAL_END:
+                    pending = store.read(PendingWorkKey)
+                    if pending is not None and pending.has_pending:
+                        store.commit(
+                            MutationBatch().update(
+                                RunLifecycleKey, RunLifecycleUpdate.set_waiting("awaiting_tasks")
+                            )
+                        )
+                    termination = TerminationReason.natural_end()
+                    break
+                termination = run.check_termination()
         except (RunCancelled, StateCancelled):
             await _flush_held(run)
             termination = TerminationReason.cancelled()
@@ -98,11 +153,12 @@ async def run_agent_loop(params: AgentLoopParams) -> AgentRunResult:
             message = str(exc) or type(exc).__name__
             _log.warning("run %s failed: %s", run.identity.run_id, message, exc_info=True)
             await _flush_held(run)
-            await run.emit(Error(message=message, code=_error_code(exc)))
+            await run.sink.emit(Error(message=message, code=_error_code(exc)))
             if run.step_open:
                 run.step_open = False
-                await run.emit(StepEnd())
+                await run.sink.emit(StepEnd())
             termination = TerminationReason.error(message)
+        assert termination is not None
         if termination.type is _KIND_SUSPENDED:
             return run.result(termination)  # parked: run_finish(suspended) already sent
         return await finish(run, termination)
@@ -140,70 +196,6 @@ async def _start(run: LoopContext) -> TerminationReason | None:
         if outcome is not None:
             return outcome
     return None
-
-
-async def _step_loop(run: LoopContext) -> TerminationReason:
-    """Steps until the run ends: StepStart, the inference phase, the tools phase, StepEnd."""
-    store = run.store
-    canceller = run.canceller
-    while True:
-        blocked = run.apply_handoff()
-        if blocked is not None:
-            return blocked
-        run.clock.steps += 1  # (the clock itself: no property call)
-        run.step_open = True
-        if run.sink.wants_events:
-            await run.emit(StepStart(message_id=new_id()))
-        if store.values.get(_TOOL_CALL_STATES) is not None:
-            store.commit(MutationBatch().update(ToolCallStatesKey, ClearToolCallStates()))
-        # The step itself (in place: one coroutine less per run).
-        outcome: StepOutcome
-        termination: TerminationReason | None
-        if canceller.is_cancelled:
-            outcome, termination = run.cancelled_step()
-        else:
-            try:
-                if run.phase_has_work(_STEP_START):  # cancellation was checked just above
-                    await run.run_phase(_STEP_START)
-                termination = run.check_termination()
-            except StateCancelled:
-                outcome, termination = run.cancelled_step()
-            else:
-                if termination is not None:
-                    outcome = _TERMINATED
-                else:
-                    inferred = await inference_phase(run)
-                    if isinstance(inferred, StreamResult):
-                        outcome, termination = await tools_phase(run, inferred)
-                    else:
-                        outcome, termination = inferred
-                    del inferred  # the step's result is not kept alive through the next one
-        if outcome is not _CONTINUE and run.journal is not None:
-            await run.journal.flush_held()  # only a continuing step goes to its checkpoint
-        if outcome is _SUSPENDED:
-            waited = await suspend_and_wait(run, step_open=True)
-            if waited is not None:
-                return waited
-            continue
-        # A step that ends the run is persisted by the final checkpoint right after.
-        await run.complete_step(checkpoint=outcome is _CONTINUE)
-        if outcome is _TERMINATED:
-            assert termination is not None
-            return termination
-        if drain_inbox(run):
-            continue
-        if outcome is _NATURAL_END:
-            pending = store.read(PendingWorkKey)
-            if pending is not None and pending.has_pending:
-                store.commit(
-                    MutationBatch().update(
-                        RunLifecycleKey, RunLifecycleUpdate.set_waiting("awaiting_tasks")
-                    )
-                )
-            return TerminationReason.natural_end()
-        termination = run.check_termination()
-        if termination is not None:
-            return termination
 
 
 async def _flush_held(run: LoopContext) -> None:

@@ -104,7 +104,7 @@ def _answer_calls(
 
 async def _done(run: LoopContext, call: ToolCall, result: ToolResult) -> None:
     outcome = ToolCallOutcome.SUCCEEDED if result.is_success else ToolCallOutcome.FAILED
-    await run.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
+    await run.sink.emit(ToolCallDone(id=call.id, result=result, outcome=outcome))
 
 
 def _retry(run: LoopContext, exc: InvalidOutput) -> StepResult:

@@ -9,20 +9,20 @@ the step-boundary helpers (phase contexts, checkpoint, ``complete_step``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
 from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
 from awaken_contract.contract.checkpoint_writer import StepCheckpoint
-from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
+from awaken_contract.contract.executor import LlmExecutor
 from awaken_contract.contract.identity import RunIdentity
 from awaken_contract.contract.inference import TokenUsage
 from awaken_contract.contract.journal import AttemptRecord, JournaledThreadRunStore
 from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
-from awaken_contract.contract.message import Message, Role
+from awaken_contract.contract.message import Message
 from awaken_contract.contract.suspension import ToolCallResume
 from awaken_contract.contract.tool import FrontEndTool, Tool, ToolDescriptor
 from awaken_contract.errors import (
@@ -40,7 +40,7 @@ from awaken_contract.runtime import AgentRunResult
 from awaken_contract.state import MutationBatch, PersistedState
 
 from awaken_runtime.cancellation import RunCanceller
-from awaken_runtime.execution.context import ToolContext
+from awaken_runtime.engine.retry import RetryingExecutor
 from awaken_runtime.execution.pipeline import ToolPipeline
 from awaken_runtime.extensions.handoff.state import ActiveAgentIdKey
 from awaken_runtime.extensions.handoff.switch import handoff_target, resolve_handoff
@@ -78,7 +78,6 @@ _ACTIVE_AGENT = ActiveAgentIdKey.KEY
 _DONE = RunStatus.DONE
 _WAITING = RunStatus.WAITING
 _STEP_END = Phase.STEP_END
-_SYSTEM = Role.SYSTEM
 
 
 class LoopContext:
@@ -92,10 +91,11 @@ class LoopContext:
         "base_agent",
         "canceller",
         "clock",
+        "collects",
         "continuations",
         "descriptors",
-        "emit",
         "env",
+        "first_attempt",
         "hooks",
         "identity",
         "immediate",
@@ -110,6 +110,7 @@ class LoopContext:
         "pipeline",
         "record",
         "resume",
+        "retrying",
         "sink",
         "spec",
         "step_open",
@@ -151,12 +152,11 @@ class LoopContext:
         self.messages: list[Message] = params.messages
         """The conversation (history plus this run's messages), appended to in place."""
         self.sink: EventSink = params.sink
-        """Where the run's events go (through the journal when the run records one)."""
+        """Where the run's events go (through the journal when the run records one): send
+        them as ``run.sink.emit(event)`` (no bound method kept per run), built only when
+        ``sink.wants_events``."""
         self.persists = params.checkpoint_store is not None or params.scoped_state is not None
         """Whether :meth:`checkpoint` writes anything (a checkpoint or a profile store)."""
-        self.emit: Callable[[AgentEvent], Awaitable[None]] = params.sink.emit
-        """Send one event to :attr:`sink` (its bound ``emit``: no wrapper per event). Events
-        are built only when ``sink.wants_events``."""
         # set by activate: the active agent and what is derived from it
         self.agent: ResolvedAgent
         self.base_agent: ResolvedAgent
@@ -167,9 +167,17 @@ class LoopContext:
         self.immediate: Mapping[Phase, ImmediatePhaseHook]
         """The phases whose only active hook runs in place (``phase.immediate``)."""
         self.tools: dict[str, Tool]
+        self.collects: bool
+        """The agent's executor answers with a collected result (does not stream): asked
+        once per activation, not per model call."""
+        self.retrying: RetryingExecutor | None
+        self.first_attempt: LlmExecutor | None
+        """The executor behind the agent's retry wrapper that a collected model call awaits
+        itself (``RetryingExecutor.first_attempt``), a failure going to ``retrying``."""
         self.descriptors: Sequence[ToolDescriptor]
         """What the model is offered: the agent's tools plus frontend tools, sorted by id."""
         self.pipeline: ToolPipeline
+        """The active agent's tool pipeline, also the context its tool calls see."""
         self.system_message: Message | None = None
         self._persisted: PersistedState | None = None
         self.journal: StepJournal | None = None
@@ -199,7 +207,6 @@ class LoopContext:
         self.journal = StepJournal(store, run_id, last_seq, sink if sink.wants_events else None)
         self._attempt = attempt_record(self.params)  # journaled right after its run_start
         self.sink = JournalingSink(self.params.sink, self.journal)
-        self.emit = self.sink.emit
 
     def record_inputs(self, entries: Sequence[ControlMessage]) -> None:
         """Journal the control-channel entries the run just took (replay feeds them again)."""
@@ -236,25 +243,29 @@ class LoopContext:
 
         Raises ``StateCancelled`` when the run is cancelled (phases that observe the token).
         """
-        hooks = self.hooks.get(phase)
-        immediate = self.immediate.get(phase)
-        if not self.store.values.get(_PENDING_ACTIONS) and (
-            not hooks
-            or (
-                immediate is not None
-                and not self.phase.busy
-                and immediate.idle(self.store.snapshot())
-            )
-        ):
+        if self._idle(phase):
             if with_token and self.canceller.is_cancelled:
                 raise StateCancelled()
             return
-        ctx = self.pipeline.ctx.phase_ctx(phase, with_token=with_token, **extra)
+        ctx = self.pipeline.phase_ctx(phase, with_token=with_token, **extra)
+        immediate = self.immediate.get(phase)
         if immediate is not None and run_immediately(self.phase, immediate, ctx):
             if self.store.read_raw(_PENDING_ACTIONS):  # its updates queued actions themselves
                 await self.phase.run_execute_loop(self.env, ctx)
             return
-        await self.phase.run_phase(self.env, ctx, hooks or ())
+        await self.phase.run_phase(self.env, ctx, self.hooks.get(phase) or ())
+
+    def _idle(self, phase: Phase) -> bool:
+        """``phase`` would do nothing: no queued action and its only hook, run in place,
+        is idle on the current state (or it has no hook)."""
+        if self.store.values.get(_PENDING_ACTIONS):
+            return False
+        if phase not in self.hooks:
+            return True
+        immediate = self.immediate.get(phase)
+        return (
+            immediate is not None and not self.phase.busy and immediate.idle(self.store.snapshot())
+        )
 
     def phase_has_work(self, phase: Phase) -> bool:
         """Whether ``phase`` has hooks or actions are queued; else :meth:`run_phase` only
@@ -289,7 +300,7 @@ class LoopContext:
         """Emit :meth:`state_snapshot` (when wanted)."""
         snapshot = self.state_snapshot()
         if snapshot is not None:
-            await self.emit(snapshot)
+            await self.sink.emit(snapshot)
 
     def persisted(self) -> PersistedState:
         """``export_persisted()`` of the current revision (computed once per revision)."""
@@ -339,8 +350,9 @@ class LoopContext:
         self.agent = agent
         self.spec = agent.spec
         self.env = agent.env
-        self.hooks = agent.active_phase_hooks()
-        self.immediate = agent.immediate_phase_hooks()
+        views = agent.hook_views()
+        self.hooks = views.by_phase
+        self.immediate = views.immediate
         tools = agent.tools
         frontend = self.params.frontend_tools
         if frontend:
@@ -364,39 +376,38 @@ class LoopContext:
                 plugin.on_activate(agent.spec, batch)
             if not batch.is_empty:
                 store.commit(batch)
-        prompt = agent.spec.system_prompt
-        self.system_message = (
-            Message(role=_SYSTEM, content=[TextBlock(text=prompt)]) if prompt else None
-        )
+        self.system_message = agent.system_message()  # (shared by the agent's runs)
+        executor = agent.llm_executor
+        self.collects = not executor.streams()
+        self.retrying = executor if isinstance(executor, RetryingExecutor) else None
+        self.first_attempt = self.retrying.first_attempt() if self.retrying is not None else None
         self.pipeline = ToolPipeline(
-            ToolContext(
-                spec=agent.spec,
-                env=agent.env,
-                tools=tools,
-                executor=agent.tool_executor,
-                store=store,
-                phase=self.phase,
-                identity=self.identity,
-                sink=self.sink,
-                messages=self.messages,
-                canceller=self.canceller,
-                token=self.params.cancellation_token,
-                profile_store=self.params.profile_store,
-                descriptors=self.descriptors,
-                hooks=self.hooks,
-                observing=agent.observing_phase_hooks(),
-                journal=(
-                    ToolJournal(
-                        self.journal,
-                        self.resume,
-                        self.clock.index,
-                        store,
-                        finish_can_ride(self.hooks, self.params.scoped_state),  # see run_journal
-                    )
-                    if self.journal is not None or self.resume is not None
-                    else None
-                ),
-            )
+            spec=agent.spec,
+            env=agent.env,
+            tools=tools,
+            executor=agent.tool_executor,
+            store=store,
+            phase=self.phase,
+            identity=self.identity,
+            sink=self.sink,
+            messages=self.messages,
+            canceller=self.canceller,
+            token=self.params.cancellation_token,
+            profile_store=self.params.profile_store,
+            descriptors=self.descriptors,
+            hooks=self.hooks,
+            observing=views.observing,
+            journal=(
+                ToolJournal(
+                    self.journal,
+                    self.resume,
+                    self.clock.index,
+                    store,
+                    finish_can_ride(self.hooks, self.params.scoped_state),  # see run_journal
+                )
+                if self.journal is not None or self.resume is not None
+                else None
+            ),
         )
 
     def apply_handoff(self) -> TerminationReason | None:
@@ -444,7 +455,7 @@ class LoopContext:
 
     async def emit_run_start(self) -> None:
         """Emit :meth:`run_start` (again after a resume in place)."""
-        await self.emit(self.run_start())
+        await self.sink.emit(self.run_start())
         self._record_attempt()
 
     async def complete_step(self, *, checkpoint: bool = True) -> None:
@@ -452,17 +463,17 @@ class LoopContext:
         self.store.commit(
             MutationBatch().update(RunLifecycleKey, RunLifecycleUpdate.step_completed_at())
         )
-        if self.phase_has_work(_STEP_END):
+        if not self._idle(_STEP_END):  # (a phase that ignores the token: nothing to check)
             if self.journal is not None and self.store.read_raw(_PENDING_ACTIONS):
                 await self.journal.flush_held()  # the step-end phase runs actions first
             await self.run_phase(_STEP_END, with_token=False)
         if checkpoint and self.persists:
             await self.checkpoint()
         if self.sink.wants_state_snapshots:
-            await self.emit(StateSnapshot(snapshot=self.persisted()))
+            await self.sink.emit(StateSnapshot(snapshot=self.persisted()))
         self.step_open = False
         if self.sink.wants_events:
-            await self.emit(StepEnd())
+            await self.sink.emit(StepEnd())
 
     async def checkpoint(
         self,

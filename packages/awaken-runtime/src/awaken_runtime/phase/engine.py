@@ -57,6 +57,7 @@ __all__ = [
 _log = logging.getLogger(__name__)
 _PENDING = PendingScheduledActions.KEY
 _EXCLUSIVE = MergeStrategy.EXCLUSIVE
+_NO_EFFECTS: list[Any] = []  # (never appended to: what a command without effects yields)
 
 
 class EffectReport(msgspec.Struct, gc=False):
@@ -243,11 +244,10 @@ class PhaseRuntime:
             commands.append(await hook.run(ctx))
         strategy = self.store.strategy
         for command in commands:
-            patch = command.patch
-            if patch.base_revision is None:
-                if not (patch.ops or command.scheduled_actions or command.effects):
+            if command.base_revision is None:
+                if command.is_empty:
                     continue  # an empty command: merging it changes nothing
-                patch.base_revision = snap.revision
+                command.patch.base_revision = snap.revision
             merged.merge_parallel(command, strategy)
         return merged
 
@@ -265,7 +265,12 @@ class PhaseRuntime:
         """:meth:`submit_command` without an await when nothing needs one (no effects to
         dispatch, the engine idle): the new revision; ``None`` when the caller must await
         :meth:`submit_command` instead."""
-        if command.effects or self._lock.locked:
+        if self._lock.locked:
+            return None
+        patch = command.plain_patch()
+        if patch is not None:  # nothing to validate or enqueue: the commit is the submission
+            return self.store.commit(patch)
+        if command.has_effects:
             return None
         return self._commit(env, command)[0]
 
@@ -312,8 +317,8 @@ class PhaseRuntime:
 
     def _commit(self, env: ExecutionEnv, command: StateCommand) -> tuple[int, list[Any]]:
         """Validate, enqueue the actions, commit: the revision and the effects to dispatch."""
-        actions = command.scheduled_actions
-        effects = command.effects
+        actions = command.scheduled_actions if command.has_actions else None
+        effects = command.effects if command.has_effects else _NO_EFFECTS
         if actions:
             handlers = env.action_handlers
             for action in actions:
@@ -371,9 +376,9 @@ class PhaseRuntime:
             command = await hooks[0].run(ctx)
             if command.is_empty:
                 return None
-            if command.patch.base_revision is None:
+            if command.base_revision is None:
                 command.patch.base_revision = snap.revision
-            if not command.effects:
+            if not command.has_effects:
                 self._commit(env, command)
                 return None
             return await self._submit_effects(env, command)
@@ -383,11 +388,10 @@ class PhaseRuntime:
             results.append(await hook.run(ctx))
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
-            patch = command.patch
-            if not (patch.ops or command.scheduled_actions or command.effects):
+            if command.is_empty:
                 continue  # empty
-            if patch.base_revision is None:
-                patch.base_revision = snap.revision
+            if command.base_revision is None:
+                command.patch.base_revision = snap.revision
             commands.append((index, command))
         if not commands:
             return None  # nothing submitted
@@ -470,7 +474,8 @@ class PhaseRuntime:
                     self._dead_letter(envelope, str(exc))
                     report.failed_scheduled_actions += 1
                     continue
-                report.generated_effects += len(command.effects)
+                if command.has_effects:
+                    report.generated_effects += len(command.effects)
                 command.patch.update(PendingScheduledActions, RemoveScheduledAction(envelope.id))
                 try:
                     submitted = await self._submit(env, command)

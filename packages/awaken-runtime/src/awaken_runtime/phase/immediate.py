@@ -54,7 +54,7 @@ class ImmediatePhaseHook(PhaseHook):
 
     async def run(self, ctx: PhaseContext) -> StateCommand:
         batch = self.updates(ctx)
-        return StateCommand() if batch is None else StateCommand(patch=batch)
+        return StateCommand() if batch is None else StateCommand.of(batch)
 
 
 class ObservingPhase(ImmediatePhaseHook):

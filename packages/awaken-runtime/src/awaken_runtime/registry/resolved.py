@@ -10,7 +10,9 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable, Mapping, Sequence
 
+from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.executor import LlmExecutor
+from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.tool import Tool, ToolDescriptor, ToolExecutionMode
 from awaken_contract.model import Phase
 from awaken_contract.plugin import Plugin
@@ -35,6 +37,8 @@ from awaken_runtime.policies.plugin import MaxRoundsPlugin
 
 __all__ = ["AgentResolver", "ResolvedAgent", "build_agent_env", "default_plugins"]
 
+_SYSTEM = Role.SYSTEM
+
 
 class ResolvedAgent:
     """Everything a run of one agent needs, resolved from the registries.
@@ -45,6 +49,7 @@ class ResolvedAgent:
     __slots__ = (
         "_descriptors",
         "_hooks",
+        "_system",
         "env",
         "llm_executor",
         "model",
@@ -76,7 +81,8 @@ class ResolvedAgent:
         self.env = env if env is not None else build_agent_env(self.plugins, self)
         self.model = model
         self._descriptors: tuple[ToolDescriptor, ...] | None = None
-        self._hooks: _ActiveHooks | None = None
+        self._hooks: ActiveHooks | None = None
+        self._system: tuple[str, Message] | None = None
 
     @classmethod
     def new(
@@ -129,6 +135,19 @@ class ResolvedAgent:
         """The agent's system prompt."""
         return self.spec.system_prompt
 
+    def system_message(self) -> Message | None:
+        """The system prompt as the message the agent's requests start with (``None``
+        without a prompt): made once per prompt and shared by the agent's runs, which never
+        change it (ADR 0034)."""
+        prompt = self.spec.system_prompt
+        if not prompt:
+            return None
+        cached = self._system
+        if cached is None or cached[0] != prompt:
+            message = Message(role=_SYSTEM, content=[TextBlock(text=prompt)])
+            cached = self._system = (prompt, message)
+        return cached[1]
+
     def tool_descriptors(self) -> list[ToolDescriptor]:
         """Descriptors of every tool, sorted by id (cached; a fresh list each call)."""
         return list(self._cached_descriptors())
@@ -149,25 +168,26 @@ class ResolvedAgent:
         """The hooks that run per phase: the environment's, filtered by the spec's
         ``active_hook_filter`` as the phase engine filters them (phases without one are
         absent). Computed once per environment and spec, shared by copies."""
+        return self.hook_views().by_phase
+
+    def hook_views(self) -> ActiveHooks:
+        """:meth:`active_phase_hooks`, :meth:`immediate_phase_hooks` and
+        :meth:`observing_phase_hooks` in one (cached like them): what a run activating the
+        agent reads, with one call."""
         cached = self._hooks
-        env, spec = self.env, self.spec
-        if cached is None or cached.env is not env or cached.spec is not spec:
-            cached = self._hooks = _ActiveHooks(env, spec)
-        return cached.by_phase
+        if cached is None or cached.env is not self.env or cached.spec is not self.spec:
+            cached = self._hooks = ActiveHooks(self.env, self.spec)
+        return cached
 
     def immediate_phase_hooks(self) -> Mapping[Phase, ImmediatePhaseHook]:
         """The phases whose only active hook is an :class:`ImmediatePhaseHook` (run in place
         by the loop), with that hook; cached like :meth:`active_phase_hooks`."""
-        self.active_phase_hooks()
-        assert self._hooks is not None
-        return self._hooks.immediate
+        return self.hook_views().immediate
 
     def observing_phase_hooks(self) -> Mapping[Phase, ObservingPhase]:
         """The phases whose active hooks all only observe, with their observers; cached like
         :meth:`active_phase_hooks`."""
-        self.active_phase_hooks()
-        assert self._hooks is not None
-        return self._hooks.observing
+        return self.hook_views().observing
 
     def copy(self) -> ResolvedAgent:
         """A shallow copy whose tool map can be changed independently (the descriptor cache is
@@ -183,8 +203,8 @@ class ResolvedAgent:
             model=self.model,
         )
         clone._descriptors = self._cached_descriptors()  # same tools: still valid
-        self.active_phase_hooks()
-        clone._hooks = self._hooks  # same env and spec (checked on use)
+        clone._hooks = self.hook_views()  # same env and spec (checked on use)
+        clone._system = self._system  # (checked against the prompt on use)
         return clone
 
     def __repr__(self) -> str:
@@ -194,8 +214,9 @@ class ResolvedAgent:
         )
 
 
-class _ActiveHooks:
-    """:meth:`ResolvedAgent.active_phase_hooks` of one (env, spec) pair."""
+class ActiveHooks:
+    """The active hooks of one (env, spec) pair: per phase (``by_phase``), the phases run in
+    place (``immediate``) and the phases that only observe (``observing``)."""
 
     __slots__ = ("by_phase", "env", "immediate", "observing", "spec")
 

@@ -19,32 +19,39 @@ from awaken_runtime.loop_runner.params import ControlMessage
 __all__ = ["ActiveRunRegistry", "RunHandle"]
 
 
-class RunHandle:
-    """Control of one live run: cancel it, send it decisions or messages."""
+class RunHandle(RunCanceller):
+    """Control of one live run: cancel it, send it decisions or messages.
+
+    The handle is the run's :class:`RunCanceller` too (``watch=False``: :meth:`cancel`
+    interrupts the run's raced await itself) — one object per run, not two (ADR 0034)."""
 
     __slots__ = (
-        "canceller",
         "control",
         "dispatch_id",
         "released",
         "run_id",
         "thread_id",
-        "token",
     )
 
+    token: CancellationToken
+
     def __init__(self, thread_id: str, run_id: str, dispatch_id: str | None = None) -> None:
+        super().__init__(CancellationToken(), watch=False)
         self.thread_id = thread_id
         self.run_id = run_id
         self.dispatch_id = dispatch_id
-        self.token = CancellationToken()
-        self.canceller = RunCanceller(self.token, watch=False)
         self.control: ControlChannel[ControlMessage] = ControlChannel()
         self.released: asyncio.Event | None = None
+
+    @property
+    def canceller(self) -> RunCanceller:
+        """The run's canceller (the handle itself)."""
+        return self
 
     def cancel(self) -> None:
         """Cancel the run and interrupt whatever it is waiting for."""
         self.token.cancel()
-        self.canceller.interrupt()
+        self.interrupt()
 
     def send(self, message: ControlMessage) -> None:
         """Queue a control message for the run."""

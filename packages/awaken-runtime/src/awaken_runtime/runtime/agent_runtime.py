@@ -182,7 +182,7 @@ class AgentRuntime:
                 messages=history,
                 run_identity=identity,
                 cancellation_token=handle.token,
-                canceller=handle.canceller,
+                canceller=handle,
                 decision_rx=handle.control,
                 is_continuation=continuation,
                 input_message_count=len(history),

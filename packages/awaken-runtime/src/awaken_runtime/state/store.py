@@ -59,13 +59,24 @@ CommitHook = Callable[[CommitEvent], None]
 class StateStore:
     """Holds the current snapshot, the registered keys, installed plugins and commit hooks."""
 
-    __slots__ = ("_hooks", "_plugins", "_regs", "_regs_shared", "_snapshot", "values")
+    __slots__ = (
+        "_hooks",
+        "_plugins",
+        "_regs",
+        "_regs_shared",
+        "_revision",
+        "_snapshot",
+        "values",
+    )
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
         """The current snapshot's map by key string: read it (the loop's hot path does, one
         lookup without a call), never mutate it; every commit replaces it."""
-        self._snapshot = Snapshot(0, StateMap(self.values))
+        self._revision = 0
+        # The current revision's Snapshot, made when first asked for (ADR 0034): most commits
+        # of a run are never looked at through one (the loop reads ``values``).
+        self._snapshot: Snapshot | None = None
         self._regs: dict[str, KeyRegistration] = {}
         self._regs_shared = False
         # (created on first use: a run's store usually installs no plugin and no hook)
@@ -99,12 +110,15 @@ class StateStore:
     # ------------------------------------------------------------------ reading
 
     def snapshot(self) -> Snapshot:
-        """The current immutable snapshot."""
-        return self._snapshot
+        """The current immutable snapshot (the same object until the next commit)."""
+        snap = self._snapshot
+        if snap is None:
+            snap = self._snapshot = Snapshot(self._revision, StateMap(self.values))
+        return snap
 
     def revision(self) -> int:
         """The current revision (0 before the first commit)."""
-        return self._snapshot.revision
+        return self._revision
 
     def read(self, key: type[KeyOf[V]]) -> V | None:
         """The current value of ``key`` or ``None`` when absent (do not mutate it); the same
@@ -185,8 +199,8 @@ class StateStore:
         owned = plugins.get(plugin_type)
         if owned is None:
             raise PluginNotInstalled(plugin_type.__name__)
-        batch = MutationBatch(self._snapshot.revision)
-        present = self._snapshot.ext.raw()
+        batch = MutationBatch(self._revision)
+        present = self.values
         for name in owned:
             reg = self._regs[name]
             if not reg.options.retain_on_uninstall and name in present:
@@ -208,19 +222,21 @@ class StateStore:
         and effects need ``PhaseRuntime.submit_command``).
         """
         if isinstance(batch, StateCommand):
-            if batch.scheduled_actions or batch.effects:
+            if batch.has_actions or batch.has_effects:
                 _log.warning(
                     "StateStore.commit ignores scheduled actions and effects; "
                     "use PhaseRuntime.submit_command"
                 )
+            if not batch.has_ops:
+                return self._revision
             batch = batch.patch
         ops = batch.ops
-        snap = self._snapshot
+        previous = self._revision
         if not ops:
-            return snap.revision
+            return previous
         base = batch.base_revision
-        if base is not None and base != snap.revision:
-            raise RevisionConflict(base, snap.revision)
+        if base is not None and base != previous:
+            raise RevisionConflict(base, previous)
         regs = self._regs
         for name in batch.touched_keys:
             if name not in regs:
@@ -234,12 +250,12 @@ class StateStore:
             if current is _MISSING:
                 current = key_cls.default()
             values[name] = key_cls.apply(current, update)
-        revision = snap.revision + 1
-        new = self._snapshot = Snapshot(revision, StateMap(values))
+        revision = self._revision = previous + 1
+        self._snapshot = None
         self.values = values
         hooks = self._hooks
         if hooks:
-            event = CommitEvent(snap.revision, revision, len(ops), new)
+            event = CommitEvent(previous, revision, len(ops), self.snapshot())
             for hook in hooks:
                 hook(event)
         return revision
@@ -258,17 +274,16 @@ class StateStore:
     # ------------------------------------------------------------------ persistence
 
     def _export(self, scopes: frozenset[KeyScope] | None) -> PersistedState:
-        snap = self._snapshot
         regs = self._regs
         extensions: dict[str, Any] = {}
-        for name, value in snap.ext.raw().items():
+        for name, value in self.values.items():
             reg = regs.get(name)
             if reg is None or not reg.options.persistent:
                 continue
             if scopes is not None and reg.scope not in scopes:
                 continue
             extensions[name] = reg.key.encode(value)
-        return PersistedState(snap.revision, extensions)
+        return PersistedState(self._revision, extensions)
 
     def export_persisted(self) -> PersistedState:
         """Every present, persistent key encoded to JSON data, plus the revision."""
@@ -318,7 +333,8 @@ class StateStore:
         values raise ``KeyDecode``. Nothing changes on error.
         """
         values = self._decode_entries(persisted, policy, None)
-        self._snapshot = Snapshot(persisted.revision, StateMap(values))
+        self._revision = persisted.revision
+        self._snapshot = None
         self.values = values
 
     def restore_thread_scoped(
@@ -339,13 +355,13 @@ class StateStore:
             return
         values = dict(self.values)
         values.update(decoded)
-        self._snapshot = Snapshot(self._snapshot.revision, StateMap(values))
+        self._snapshot = None
         self.values = values
 
     def reset_run_scoped(self) -> int:
         """Remove every present Run-scoped key (one commit); returns the revision."""
         batch = MutationBatch()
-        for name in self._snapshot.ext.raw():
+        for name in self.values:
             reg = self._regs.get(name)
             if reg is not None and reg.scope is KeyScope.RUN:
                 batch.clear_extension(name)
