@@ -149,10 +149,15 @@ class RunTable(dict[str, RunRow]):
 
     def __setitem__(self, run_id: str, row: RunRow) -> None:
         old = self.get(run_id)
-        if old is not None and old.thread_id != row.thread_id:
-            self._unindex(old)
-        super().__setitem__(run_id, row)
-        self.by_thread.setdefault(row.thread_id, {})[run_id] = None
+        if old is None or old.thread_id != row.thread_id:
+            if old is not None:
+                self._unindex(old)
+            ids = self.by_thread.get(row.thread_id)
+            if ids is None:
+                self.by_thread[row.thread_id] = {run_id: None}
+            else:
+                ids[run_id] = None
+        dict.__setitem__(self, run_id, row)
 
     def __delitem__(self, run_id: str) -> None:
         self._unindex(self[run_id])
