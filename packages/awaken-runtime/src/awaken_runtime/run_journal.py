@@ -236,9 +236,10 @@ class StepJournal:
 
     async def flush(self) -> None:
         """Append the buffered records now (fenced by the last seq this writer knows)."""
-        records = self.take()
+        records = self._buffer
         if not records:
             return
+        self._buffer = []
         try:
             entries = await self.store.append(self.run_id, records, expected_last_seq=self.last_seq)
         except StorageError as exc:
