@@ -46,7 +46,7 @@ from awaken_contract.errors import AlreadyExists
 from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
-from awaken_stores._codec import clone, encode
+from awaken_stores._codec import clone
 from awaken_stores._job_checkpoints import LocalJobCheckpoints
 from awaken_stores._journal_local import LocalJournalHub
 from awaken_stores._memory_mailbox import InMemoryMailboxStore

@@ -12,8 +12,12 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
-from awaken_contract.actions import ToolCallStatesKey
+from awaken_contract.actions import (
+    RunLifecycleKey,
+    RunLifecycleState,
+    RunLifecycleUpdate,
+    ToolCallStatesKey,
+)
 from awaken_contract.contract.content import TextBlock
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
