@@ -195,25 +195,35 @@ def build_run_record(
     done = status is _DONE
     finished = updated if done else (previous.finished_at if previous is not None else None)
     waiting = _waiting(lifecycle, calls) if status is _WAITING else None
-    if previous is not None and inputs.own_previous:
-        return msgspec.structs.replace(
-            previous,
-            output=output,
-            status=status,
-            termination_reason=termination,
-            final_output=final_output,
-            error_payload=error_payload,
-            waiting=waiting,
-            outcome=outcome,
-            finished_at=finished,
-            updated_at=max(updated, now_secs),
-            steps=steps,
-            input_tokens=inputs.input_tokens,
-            output_tokens=inputs.output_tokens,
-            cost=inputs.cost,
-            state=state,
-        )
+    base = (
+        previous
+        if previous is not None and inputs.own_previous
+        else _record_base(inputs, status, start_secs)
+    )
+    return msgspec.structs.replace(
+        base,
+        output=output,
+        status=status,
+        termination_reason=termination,
+        final_output=final_output,
+        error_payload=error_payload,
+        waiting=waiting,
+        outcome=outcome,
+        finished_at=finished,
+        updated_at=max(updated, now_secs),
+        steps=steps,
+        input_tokens=inputs.input_tokens,
+        output_tokens=inputs.output_tokens,
+        cost=inputs.cost,
+        state=state,
+    )
+
+
+def _record_base(inputs: RunRecordInputs, status: RunStatus, start_secs: int) -> RunRecord:
+    """The parts of the record that stay the same through the attempt's checkpoints: identity,
+    request snapshot, input range and start (the rest is replaced per checkpoint)."""
     identity = inputs.identity
+    previous = inputs.previous
     thread_id = identity.thread_id
     msg_input = previous.input if previous is not None else None
     if msg_input is None and inputs.input_message_count > 0:
@@ -231,28 +241,16 @@ def build_run_record(
         parent_run_id=identity.parent_run_id,
         request=previous.request if previous is not None else inputs.request,
         input=msg_input,
-        output=output,
         status=status,
-        termination_reason=termination,
-        final_output=final_output,
-        error_payload=error_payload,
         dispatch_id=identity.dispatch_id,
         session_id=identity.session_id,
         transport_request_id=identity.transport_request_id,
         user_id=identity.user_id,
-        waiting=waiting,
-        outcome=outcome,
         created_at=previous.created_at if previous is not None else start_secs,
         started_at=(
             previous.started_at
             if previous is not None and previous.started_at is not None
             else start_secs
         ),
-        finished_at=finished,
-        updated_at=max(updated, now_secs),
-        steps=steps,
-        input_tokens=inputs.input_tokens,
-        output_tokens=inputs.output_tokens,
-        cost=inputs.cost,
-        state=state,
+        updated_at=start_secs,
     )
