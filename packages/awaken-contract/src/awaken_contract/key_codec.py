@@ -61,8 +61,8 @@ def encode_value(value: Any, *, key: str) -> Any:
     pydantic models, and classes defining ``to_json_value()``. Failures raise ``KeyEncode``.
     """
     try:
-        if isinstance(value, pydantic.BaseModel):
-            return value.model_dump(mode="json")
+        if not isinstance(value, msgspec.Struct) and isinstance(value, pydantic.BaseModel):
+            return value.model_dump(mode="json")  # (a Struct skips pydantic's ABC check)
         return msgspec.to_builtins(value, enc_hook=_enc_hook)
     except (TypeError, ValueError, OverflowError, pydantic.ValidationError) as exc:
         raise KeyEncode(key, str(exc)) from None

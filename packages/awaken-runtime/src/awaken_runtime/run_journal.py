@@ -37,7 +37,9 @@ from awaken_contract.contract.journal import (
     ToolStartedRecord,
     request_digest,
 )
+from awaken_contract.contract.lifecycle import TerminationReason
 from awaken_contract.contract.message import Message, ToolCall
+from awaken_contract.contract.run_record import RunRecord
 from awaken_contract.contract.suspension import PendingToolCall, SuspendTicket, Suspension
 from awaken_contract.contract.tool import ToolOutput, ToolResult
 from awaken_contract.errors import LoopStorageFailed, StorageError
@@ -197,15 +199,36 @@ class StepJournal:
 
     async def checkpoint(
         self,
-        store: JournaledThreadRunStore,
-        step: StepCheckpoint,
+        thread_id: str,
+        messages: list[Message],
+        run: RunRecord,
         writer: CheckpointWriter | None,
+        *,
+        first: bool = False,
+        termination: TerminationReason | None = None,
+        response: str = "",
     ) -> None:
-        """Commit the buffered records with ``step`` (through the run's ``writer`` when it
-        has one); events held for it are sent afterwards, whatever the outcome."""
-        step.records, step.expected_last_seq = self.take(), self.last_seq
+        """Commit the buffered records with a checkpoint of ``messages`` and ``run`` (through
+        the run's ``writer`` when it has one, as a :class:`StepCheckpoint`; else straight to
+        ``checkpoint_step``); events held for it are sent afterwards, whatever the outcome."""
+        records = self.take()
         try:
-            entries = await (step.commit(store) if writer is None else writer.write(store, step))
+            if writer is None:
+                entries = await self.store.checkpoint_step(
+                    thread_id, messages, run, records, expected_last_seq=self.last_seq
+                )
+            else:
+                step = StepCheckpoint(
+                    thread_id,
+                    messages,
+                    run,
+                    records,
+                    self.last_seq,
+                    first=first,
+                    termination=termination,
+                    response=response,
+                )
+                entries = await writer.write(self.store, step)
         finally:
             if self.holding:
                 await self.release()
@@ -213,9 +236,10 @@ class StepJournal:
 
     async def flush(self) -> None:
         """Append the buffered records now (fenced by the last seq this writer knows)."""
-        records = self.take()
+        records = self._buffer
         if not records:
             return
+        self._buffer = []
         try:
             entries = await self.store.append(self.run_id, records, expected_last_seq=self.last_seq)
         except StorageError as exc:

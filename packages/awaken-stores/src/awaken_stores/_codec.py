@@ -8,6 +8,7 @@ thread-safe, so the file and SQLite worker threads share them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import msgspec
@@ -23,6 +24,15 @@ def encode(value: Any) -> bytes:
     """Compact JSON bytes of ``value``."""
     try:
         return _encoder.encode(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise SerializationError(str(exc)) from exc
+
+
+def encode_many(values: Iterable[Any]) -> list[bytes]:
+    """Compact JSON bytes of each of ``values`` (one ``SerializationError`` check for all)."""
+    enc = _encoder.encode
+    try:
+        return [enc(value) for value in values]
     except (TypeError, ValueError, OverflowError) as exc:
         raise SerializationError(str(exc)) from exc
 

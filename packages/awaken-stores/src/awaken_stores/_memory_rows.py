@@ -23,16 +23,18 @@ from awaken_contract.contract.lifecycle import RunStatus
 from awaken_contract.contract.message import Message
 from awaken_contract.contract.storage import RunRecord
 
-from awaken_stores._codec import decode, encode
-from awaken_stores._journal_local import select_entries
+from awaken_stores._codec import decode, encode, encode_many
+from awaken_stores._journal_local import entries_after, select_entries
 
 __all__ = [
     "EntryBatch",
     "RunRow",
     "RunTable",
     "decode_messages",
+    "encode_each",
     "journal_length",
     "read_batches",
+    "stage_entries",
 ]
 
 
@@ -69,18 +71,32 @@ class EntryBatch(msgspec.Struct, frozen=True, gc=False):
     created_at: int
     data: bytes
 
-    @classmethod
-    def of(cls, entries: list[JournalEntry], records: Sequence[JournalRecord]) -> EntryBatch:
-        """The batch storing ``entries`` (whose records are ``records``, in order;
-        ``SerializationError`` when one cannot be stored)."""
-        first = entries[0]
-        last = first.seq + len(entries) - 1
-        return cls(first.run_id, first.seq, last, first.created_at, encode(records))
-
     @property
     def count(self) -> int:
         """How many entries the batch holds."""
         return self.last_seq - self.first_seq + 1
+
+
+def stage_entries(
+    run_id: str,
+    batches: Sequence[EntryBatch] | None,
+    records: Sequence[JournalRecord],
+    expected_last_seq: int | None,
+    now: int,
+) -> tuple[list[JournalEntry], EntryBatch | None]:
+    """The entries appending ``records`` after the run's ``batches`` (returned to the caller:
+    they hold its records) and their encoded batch, the one thing stored (``None`` for no
+    records); ``VersionConflict`` / ``SerializationError`` before anything is written."""
+    last = batches[-1].last_seq if batches else 0
+    entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq, now=now)
+    if not entries:
+        return entries, None
+    return entries, EntryBatch(run_id, last + 1, last + len(entries), now, encode(records))
+
+
+def encode_each(messages: Sequence[Message], start: int) -> list[bytes]:
+    """The rows of ``messages[start:]`` (``SerializationError`` when one cannot be stored)."""
+    return encode_many(messages[start:] if start else messages)
 
 
 def _join(parts: Iterable[bytes]) -> bytes:
@@ -133,10 +149,15 @@ class RunTable(dict[str, RunRow]):
 
     def __setitem__(self, run_id: str, row: RunRow) -> None:
         old = self.get(run_id)
-        if old is not None and old.thread_id != row.thread_id:
-            self._unindex(old)
-        super().__setitem__(run_id, row)
-        self.by_thread.setdefault(row.thread_id, {})[run_id] = None
+        if old is None or old.thread_id != row.thread_id:
+            if old is not None:
+                self._unindex(old)
+            ids = self.by_thread.get(row.thread_id)
+            if ids is None:
+                self.by_thread[row.thread_id] = {run_id: None}
+            else:
+                ids[run_id] = None
+        dict.__setitem__(self, run_id, row)
 
     def __delitem__(self, run_id: str) -> None:
         self._unindex(self[run_id])

@@ -109,10 +109,14 @@ class KnownLogs:
         known = self._threads.get(thread_id)
         start = 0
         if known is not None and stored is not None:
-            start = max((k.common_prefix(messages) for k in known.candidates(stored)), default=0)
+            written, loaded = known.written, known.loaded
+            if written is not None and (written.head is stored or written.head == stored):
+                start = written.common_prefix(messages)
+            if loaded is not None and loaded.head == stored:
+                start = max(start, loaded.common_prefix(messages))
             if start == len(messages) == stored.count:
                 return LogWrite(start, stored, head_changed=False)
-        return LogWrite(start, self.new_head(len(messages)), head_changed=True)
+        return LogWrite(start, MessageHead(len(messages), self._new_token()), head_changed=True)
 
     def expected(self, thread_id: str) -> MessageHead | None:
         """The head this store object last wrote or read for the thread (``None`` if unknown)."""
@@ -154,10 +158,12 @@ class KnownLogs:
         self._threads.clear()
 
     def _touch(self, thread_id: str) -> _Thread:
-        known = self._threads.get(thread_id)
-        if known is None:
-            known = self._threads[thread_id] = _Thread()
-        self._threads.move_to_end(thread_id)
-        while len(self._threads) > self._size:
-            self._threads.popitem(last=False)
+        threads = self._threads
+        known = threads.get(thread_id)
+        if known is not None:
+            threads.move_to_end(thread_id)
+            return known
+        known = threads[thread_id] = _Thread()
+        while len(threads) > self._size:
+            threads.popitem(last=False)
         return known

@@ -46,17 +46,19 @@ from awaken_contract.errors import AlreadyExists
 from awaken_contract.ids import now_ms
 from awaken_contract.ids import now_secs as _now_secs
 
-from awaken_stores._codec import clone, encode
+from awaken_stores._codec import clone
 from awaken_stores._job_checkpoints import LocalJobCheckpoints
-from awaken_stores._journal_local import LocalJournalHub, entries_after
+from awaken_stores._journal_local import LocalJournalHub
 from awaken_stores._memory_mailbox import InMemoryMailboxStore
 from awaken_stores._memory_rows import (
     EntryBatch,
     RunRow,
     RunTable,
     decode_messages,
+    encode_each,
     journal_length,
     read_batches,
+    stage_entries,
 )
 from awaken_stores._message_log import KnownLogs, MessageHead
 from awaken_stores._paging import page
@@ -131,7 +133,7 @@ class InMemoryStore(LocalJobCheckpoints):
         return loaded
 
     async def save_messages(self, thread_id: str, messages: list[Message]) -> None:
-        rows = [encode(m) for m in messages]
+        rows = encode_each(messages, 0)
         self._drop_messages(thread_id)
         head = self._known.new_head(len(messages))
         self._messages[thread_id] = rows
@@ -177,16 +179,23 @@ class InMemoryStore(LocalJobCheckpoints):
         # Everything that can fail (the fence, the encodes) runs before the first write, so a
         # failure leaves the previous state untouched; nothing awaits, so no reader sees half.
         run_id, now = run.run_id, now_ms()  # (one stamp: the entries and the thread)
-        entries, batch = self._stage_entries(run_id, records, expected_last_seq, now)
+        batches = self._journals.get(run_id)
+        entries, batch = stage_entries(run_id, batches, records, expected_last_seq, now)
         plan = self._known.plan(thread_id, self._heads.get(thread_id), messages)
         start = plan.start
-        rows = [encode(m) for m in messages[start:]]
         run_row = RunRow.of(run)
+        rows = encode_each(messages, start)
+        # (nothing below raises)
         self._project(thread_id, run, now)
-        self._messages.setdefault(thread_id, [])[start:] = rows
+        stored = self._messages.get(thread_id)
+        if stored is None:
+            self._messages[thread_id] = rows
+        else:
+            stored[start:] = rows
         self._heads[thread_id] = plan.head
         self._runs[run_id] = run_row
-        self._commit_entries(run_id, batch)
+        if batch is not None:
+            self._commit_entries(run_id, batches, batch)
         self._known.settle(thread_id, messages, plan.head, run.status is _DONE)
         return entries
 
@@ -195,7 +204,7 @@ class InMemoryStore(LocalJobCheckpoints):
         store's own object, never handed out, so it is updated in place."""
         thread = self._threads.get(thread_id)
         if thread is None:
-            self._threads[thread_id] = checkpoint_thread(None, thread_id, run)
+            self._threads[thread_id] = checkpoint_thread(None, thread_id, run, now)
             return
         meta = thread.metadata
         if meta.created_at is None:
@@ -204,28 +213,15 @@ class InMemoryStore(LocalJobCheckpoints):
         thread.apply_run_projection(run)
 
     # ------------------------------------------------------------------ journal
-    def _stage_entries(
-        self,
-        run_id: str,
-        records: Sequence[JournalRecord],
-        expected_last_seq: int | None,
-        now: int | None = None,
-    ) -> tuple[list[JournalEntry], EntryBatch | None]:
-        """The entries appending ``records`` (returned to the caller: they hold its records)
-        and their encoded batch (what is stored)."""
-        batches = self._journals.get(run_id)
-        last = batches[-1].last_seq if batches else 0
-        entries = entries_after(run_id, records, last, expected_last_seq=expected_last_seq, now=now)
-        return entries, EntryBatch.of(entries, records) if entries else None
-
-    def _commit_entries(self, run_id: str, batch: EntryBatch | None) -> None:
-        if batch is not None:
-            batches = self._journals.get(run_id)
-            if batches is None:
-                self._journals[run_id] = [batch]
-            else:
-                batches.append(batch)
-            self._hub.notify(run_id)
+    def _commit_entries(
+        self, run_id: str, batches: list[EntryBatch] | None, batch: EntryBatch
+    ) -> None:
+        """Store ``batch`` after ``batches`` (the run's batches when it was staged)."""
+        if batches is None:
+            self._journals[run_id] = [batch]
+        else:
+            batches.append(batch)
+        self._hub.notify(run_id)
 
     async def append(
         self,
@@ -234,8 +230,10 @@ class InMemoryStore(LocalJobCheckpoints):
         *,
         expected_last_seq: int | None = None,
     ) -> list[JournalEntry]:
-        entries, batch = self._stage_entries(run_id, records, expected_last_seq)
-        self._commit_entries(run_id, batch)
+        batches = self._journals.get(run_id)
+        entries, batch = stage_entries(run_id, batches, records, expected_last_seq, now_ms())
+        if batch is not None:
+            self._commit_entries(run_id, batches, batch)
         return entries
 
     async def read(

@@ -14,6 +14,12 @@ from awaken_contract.contract.run_record import RunRecord
 from awaken_contract.errors import StorageNotFound
 from awaken_contract.ids import new_id, now_ms
 
+# Enum members read on the hot path, as module constants (Python 3.11 routes every
+# ``Enum.MEMBER`` lookup through ``EnumType.__getattr__``).
+_CREATED = RunStatus.CREATED
+_WAITING = RunStatus.WAITING
+_RUNNING = RunStatus.RUNNING
+
 __all__ = [
     "Thread",
     "ThreadMetadata",
@@ -66,10 +72,11 @@ class Thread(msgspec.Struct, omit_defaults=True):
     def apply_run_projection(self, run: RunRecord) -> None:
         """Update the run pointers from ``run`` as every ``checkpoint`` does (contract §8.2)."""
         self.latest_run_id = run.run_id
-        if run.status is RunStatus.CREATED or run.status is RunStatus.WAITING:
+        status = run.status
+        if status is _CREATED or status is _WAITING:
             self.active_run_id = None
             self.open_run_id = run.run_id
-        elif run.status is RunStatus.RUNNING:
+        elif status is _RUNNING:
             self.active_run_id = run.run_id
             self.open_run_id = run.run_id
         else:
@@ -79,11 +86,19 @@ class Thread(msgspec.Struct, omit_defaults=True):
                 self.open_run_id = None
 
 
-def checkpoint_thread(existing: Thread | None, thread_id: str, run: RunRecord) -> Thread:
-    """The thread a checkpoint writes: loaded or created, timestamps stamped, projection applied."""
-    thread = msgspec.structs.replace(existing) if existing is not None else Thread(id=thread_id)
-    thread.metadata = msgspec.structs.replace(thread.metadata, custom=dict(thread.metadata.custom))
-    now = now_ms()
+def checkpoint_thread(
+    existing: Thread | None, thread_id: str, run: RunRecord, now: int | None = None
+) -> Thread:
+    """The thread a checkpoint writes: loaded or created, timestamps stamped (``now``, default
+    the current time), projection applied."""
+    if existing is None:
+        thread = Thread(id=thread_id)  # (its metadata is fresh: nothing to copy)
+    else:
+        thread = msgspec.structs.replace(existing)
+        meta = thread.metadata
+        thread.metadata = msgspec.structs.replace(meta, custom=dict(meta.custom))
+    if now is None:
+        now = now_ms()
     if thread.metadata.created_at is None:
         thread.metadata.created_at = now
     thread.metadata.updated_at = now

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from awaken_contract.actions import RunLifecycleState, ToolCallStatesMap
 from awaken_contract.contract.identity import RunIdentity
-from awaken_contract.contract.lifecycle import RunStatus, TerminationReason
+from awaken_contract.contract.lifecycle import RunStatus, TerminationKind, TerminationReason
 from awaken_contract.contract.message import Message, Role
 from awaken_contract.contract.storage import (
     MessageSeqRange,
@@ -49,6 +49,7 @@ _ASSISTANT = Role.ASSISTANT
 _TOOL = Role.TOOL
 _DONE = RunStatus.DONE
 _WAITING = RunStatus.WAITING
+_KIND_ERROR = TerminationKind.ERROR
 
 
 def waiting_reason_of(status_reason: str | None) -> WaitingReason:
@@ -69,6 +70,9 @@ class RunRecordInputs(msgspec.Struct, kw_only=True, eq=False):
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    own_previous: bool = False
+    """``previous`` is this attempt's own last record (identity, request, input and start
+    are then the same: the next record replaces the rest)."""
 
 
 def _waiting(lifecycle: RunLifecycleState, calls: ToolCallStatesMap | None) -> RunWaitingState:
@@ -107,10 +111,60 @@ def _mark_outputs(inputs: RunRecordInputs, messages: list[Message], step_index: 
     for message in messages[inputs.input_message_count :]:
         role = message.role
         if role is _ASSISTANT or role is _TOOL:
-            message.mark_produced_by(run_id, step_index)
+            meta = message.metadata
+            if meta is None or meta.run_id is None or meta.step_index is None:
+                message.mark_produced_by(run_id, step_index)
             if message.id is not None:
                 ids.append(message.id)
     return ids
+
+
+def _output(
+    inputs: RunRecordInputs, output: RunMessageOutput | None, produced: list[str], total: int
+) -> RunMessageOutput | None:
+    """The run's output messages: ``output`` (the previous record's) plus ``produced``."""
+    if not produced:
+        return output
+    start = inputs.input_message_count + 1
+    if output is None:
+        known = produced
+    else:
+        if output.range is not None:
+            start = min(start, output.range.from_seq)
+        previous_ids = output.message_ids
+        if (
+            produced == previous_ids
+            and output.range is not None
+            and output.range.to_seq == total
+            and output.thread_id == inputs.identity.thread_id
+        ):
+            return output  # (nothing new: the record shares the previous record's part)
+        known = list(previous_ids)
+        seen = set(known)
+        known.extend(i for i in produced if i not in seen)
+    return RunMessageOutput(
+        thread_id=inputs.identity.thread_id,
+        range=MessageSeqRange(from_seq=start, to_seq=total) if total >= start else None,
+        message_ids=known,
+    )
+
+
+def _outcome(
+    termination: TerminationReason | None, response: str
+) -> tuple[Any, str | None, RunOutcome | None]:
+    """``(error_payload, final_output, outcome)`` of a final checkpoint (all ``None`` before)."""
+    if termination is None:
+        return None, None, None
+    error_payload: Any = None
+    if termination.message is not None and termination.type is _KIND_ERROR:
+        error_payload = {"message": termination.message}
+    final_output = response or None
+    outcome = RunOutcome(
+        termination_reason=termination,
+        final_output=final_output,
+        error_payload=error_payload,
+    )
+    return error_payload, final_output, outcome
 
 
 def build_run_record(
@@ -124,15 +178,53 @@ def build_run_record(
     response: str = "",
     now_secs: int,
 ) -> RunRecord:
-    """The run record for a checkpoint (``termination`` set only for the final one)."""
-    identity = inputs.identity
+    """The run record for a checkpoint (``termination`` set only for the final one).
+
+    After the attempt's first checkpoint (``inputs.own_previous``) the record is the previous
+    one with the parts a step changes replaced: identity, request, input and start stay."""
     previous = inputs.previous
     start_secs = inputs.loop_start_ms // 1000
     updated = lifecycle.updated_at // 1000 if lifecycle.updated_at else start_secs
     steps = inputs.base_steps + lifecycle.step_count
-    total = len(messages)
-    thread_id = identity.thread_id
+    produced = _mark_outputs(inputs, messages, max(steps - 1, 0))
+    output = _output(
+        inputs, previous.output if previous is not None else None, produced, len(messages)
+    )
+    error_payload, final_output, outcome = _outcome(termination, response)
+    status = lifecycle.status
+    done = status is _DONE
+    finished = updated if done else (previous.finished_at if previous is not None else None)
+    waiting = _waiting(lifecycle, calls) if status is _WAITING else None
+    base = (
+        previous
+        if previous is not None and inputs.own_previous
+        else _record_base(inputs, status, start_secs)
+    )
+    return msgspec.structs.replace(
+        base,
+        output=output,
+        status=status,
+        termination_reason=termination,
+        final_output=final_output,
+        error_payload=error_payload,
+        waiting=waiting,
+        outcome=outcome,
+        finished_at=finished,
+        updated_at=max(updated, now_secs),
+        steps=steps,
+        input_tokens=inputs.input_tokens,
+        output_tokens=inputs.output_tokens,
+        cost=inputs.cost,
+        state=state,
+    )
 
+
+def _record_base(inputs: RunRecordInputs, status: RunStatus, start_secs: int) -> RunRecord:
+    """The parts of the record that stay the same through the attempt's checkpoints: identity,
+    request snapshot, input range and start (the rest is replaced per checkpoint)."""
+    identity = inputs.identity
+    previous = inputs.previous
+    thread_id = identity.thread_id
     msg_input = previous.input if previous is not None else None
     if msg_input is None and inputs.input_message_count > 0:
         first_new = 1
@@ -142,36 +234,6 @@ def build_run_record(
             thread_id=thread_id,
             range=MessageSeqRange(from_seq=first_new, to_seq=inputs.input_message_count),
         )
-    produced = _mark_outputs(inputs, messages, max(steps - 1, 0))
-    output = previous.output if previous is not None else None
-    if produced:
-        known = list(output.message_ids) if output is not None else []
-        seen = set(known)
-        known.extend(i for i in produced if i not in seen)
-        start = inputs.input_message_count + 1
-        if output is not None and output.range is not None:
-            start = min(start, output.range.from_seq)
-        output = RunMessageOutput(
-            thread_id=thread_id,
-            range=MessageSeqRange(from_seq=start, to_seq=total) if total >= start else None,
-            message_ids=known,
-        )
-
-    error_payload: Any = None
-    outcome = None
-    final_output = None
-    if termination is not None:
-        if termination.message is not None and termination.type.value == "error":
-            error_payload = {"message": termination.message}
-        final_output = response or None
-        outcome = RunOutcome(
-            termination_reason=termination,
-            final_output=final_output,
-            error_payload=error_payload,
-        )
-    status = lifecycle.status
-    done = status is _DONE
-    finished = updated if done else (previous.finished_at if previous is not None else None)
     return RunRecord(
         run_id=identity.run_id,
         thread_id=thread_id,
@@ -179,28 +241,16 @@ def build_run_record(
         parent_run_id=identity.parent_run_id,
         request=previous.request if previous is not None else inputs.request,
         input=msg_input,
-        output=output,
         status=status,
-        termination_reason=termination,
-        final_output=final_output,
-        error_payload=error_payload,
         dispatch_id=identity.dispatch_id,
         session_id=identity.session_id,
         transport_request_id=identity.transport_request_id,
         user_id=identity.user_id,
-        waiting=_waiting(lifecycle, calls) if status is _WAITING else None,
-        outcome=outcome,
         created_at=previous.created_at if previous is not None else start_secs,
         started_at=(
             previous.started_at
             if previous is not None and previous.started_at is not None
             else start_secs
         ),
-        finished_at=finished,
-        updated_at=max(updated, now_secs),
-        steps=steps,
-        input_tokens=inputs.input_tokens,
-        output_tokens=inputs.output_tokens,
-        cost=inputs.cost,
-        state=state,
+        updated_at=start_secs,
     )

@@ -12,9 +12,12 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from awaken_contract.actions import RunLifecycleKey, RunLifecycleState, RunLifecycleUpdate
-from awaken_contract.actions import ToolCallStatesKey as _ToolCallStatesKey
-from awaken_contract.contract.checkpoint_writer import StepCheckpoint
+from awaken_contract.actions import (
+    RunLifecycleKey,
+    RunLifecycleState,
+    RunLifecycleUpdate,
+    ToolCallStatesKey,
+)
 from awaken_contract.contract.event import AgentEvent, RunStart, StateSnapshot, StepEnd
 from awaken_contract.contract.event_sink import EventSink
 from awaken_contract.contract.executor import LlmExecutor
@@ -72,6 +75,7 @@ _log = logging.getLogger("awaken_runtime.loop_runner.loop")
 
 _PENDING_ACTIONS = PendingScheduledActions.KEY
 _LIFECYCLE = RunLifecycleKey.KEY
+_TOOL_CALL_STATES = ToolCallStatesKey.KEY
 _ACTIVE_AGENT = ActiveAgentIdKey.KEY
 # Enum members read on the hot path, as module constants: on Python 3.11 every
 # ``Enum.MEMBER`` lookup goes through ``EnumType.__getattr__``'s slow attribute hook.
@@ -494,11 +498,13 @@ class LoopContext:
         target = self.params.checkpoint_store
         if target is None:
             return
-        snap = self.store.snapshot()
+        values = self.store.values
+        lifecycle = values.get(_LIFECYCLE)
+        inputs = self.record
         record = build_run_record(
-            self.record,
-            self.lifecycle(),
-            snap.get(_ToolCallStatesKey),
+            inputs,
+            lifecycle if lifecycle is not None else RunLifecycleKey.default(),
+            values.get(_TOOL_CALL_STATES),
             self.persisted(),
             self.messages,
             termination=termination,
@@ -518,23 +524,22 @@ class LoopContext:
                             journal.record_attempt(self._attempt, skip_seq=False)
                             self._attempt = None
                             self._owed_skip = True
-                step = StepCheckpoint(
+                request = self.params.request
+                await journal.checkpoint(
                     self.identity.thread_id,
                     self.messages,
                     record,
-                    [],
+                    request.checkpoint_writer if request is not None else None,
                     first=first,
                     termination=termination,
                     response=response,
                 )
-                request = self.params.request
-                writer = request.checkpoint_writer if request is not None else None
-                await journal.checkpoint(journal.store, step, writer)
             else:
                 await target.checkpoint(self.identity.thread_id, self.messages, record)
         except StorageError as exc:
             raise LoopStorageFailed(str(exc)) from exc
-        self.record.previous = record
+        inputs.previous = record
+        inputs.own_previous = True
 
     def result(self, termination: TerminationReason, response: str | None = None) -> AgentRunResult:
         """What the run returns."""
