@@ -173,9 +173,7 @@ class EmptyHook(PhaseHook):
 @pytest.mark.parametrize("touched", [False, True])
 async def test_empty_commands_are_skipped_and_the_others_commit_once(touched: bool) -> None:
     assert StateCommand().raw_patch is StateCommand().raw_actions is None
-    alone_store, alone, alone_env = _setup(
-        _hook_plugin("e", Phase.STEP_START, EmptyHook(touched))
-    )
+    alone_store, alone, alone_env = _setup(_hook_plugin("e", Phase.STEP_START, EmptyHook(touched)))
     await alone.run_phase(alone_env, _ctx())
     assert alone_store.revision() == 0  # one hook, nothing to commit
     store, runtime, env = _setup(
