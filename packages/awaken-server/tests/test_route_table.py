@@ -25,6 +25,17 @@ def _linear(routes: list[BaseRoute], scope: dict[str, Any]) -> BaseRoute | None:
     return partial
 
 
+def _counting(calls: list[str]) -> type[Route]:
+    """A route class that records the path of every ``matches`` call in ``calls``."""
+
+    class Counting(Route):
+        def matches(self, scope: Any) -> Any:
+            calls.append(self.path)
+            return super().matches(scope)
+
+    return Counting
+
+
 def _scope(method: str, path: str) -> dict[str, Any]:
     return {"type": "http", "method": method, "path": path, "root_path": "", "headers": []}
 
@@ -74,11 +85,14 @@ METHODS = ["GET", "POST", "DELETE", "PATCH", "INVENTED"]
 
 def test_the_table_picks_the_route_a_linear_scan_picks() -> None:
     table = RouteTable(ROUTES)
-    for path in PATHS:
-        for method in METHODS:
-            scope = _scope(method, path)
-            _, route, _ = table.match(dict(scope))
-            assert route is _linear(ROUTES, scope), (method, path)
+    for _ in range(2):  # (the second time from the matches the table remembered)
+        for path in PATHS:
+            for method in METHODS:
+                scope = _scope(method, path)
+                found, route, child = table.match(dict(scope))
+                assert route is _linear(ROUTES, scope), (method, path)
+                if route is not None:
+                    assert (found, child) == route.matches(dict(scope)), (method, path)
 
 
 def test_the_servers_own_routes_match_as_before() -> None:
@@ -97,11 +111,7 @@ def test_the_servers_own_routes_match_as_before() -> None:
 
 def test_the_table_remembers_its_match_for_the_router() -> None:
     calls: list[str] = []
-
-    class Counting(Route):
-        def matches(self, scope: Any) -> Any:
-            calls.append(self.path)
-            return super().matches(scope)
+    Counting = _counting(calls)
 
     routes: list[BaseRoute] = [
         Counting("/v1/runs", _ok, methods=["GET"]),
@@ -127,3 +137,22 @@ def test_an_app_routes_through_the_table() -> None:
         assert client.get("/made/up").status_code == 404
         assert client.get("/playground/assets/app.js").text == "ok"
     assert app.url_path_for("_ok", id="r1") == "/v1/runs/r1"
+
+
+def test_a_literal_route_is_matched_once_across_requests() -> None:
+    calls: list[str] = []
+    Counting = _counting(calls)
+
+    plain = Route("/v1/runs", _ok, methods=["POST"])
+    table = RouteTable([Route("/v1/runs", _ok, methods=["GET"]), plain])
+    children = [table.match(_scope("POST", "/v1/runs"))[2] for _ in range(3)]
+    assert children[0] == {"endpoint": _ok, "path_params": {}}
+    assert children[1]["path_params"] is not children[2]["path_params"]  # (fresh per request)
+    # A route with its own matching rule tried first: every request is matched afresh.
+    guarded = RouteTable([Counting("/v1/runs", _ok, methods=["GET"]), plain])
+    for _ in range(3):
+        assert guarded.match(_scope("POST", "/v1/runs"))[1] is plain
+    assert calls == ["/v1/runs"] * 3
+    # Mounted under a route that set path parameters: matched afresh, parameters kept.
+    mounted = {**_scope("POST", "/v1/runs"), "path_params": {"tenant": "t"}}
+    assert table.match(mounted)[2]["path_params"] == {"tenant": "t"}

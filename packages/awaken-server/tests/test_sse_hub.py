@@ -103,3 +103,17 @@ async def test_a_batch_capped_at_the_end_of_the_buffer_passes_the_skipped_ids_af
     chunks = [chunk async for chunk in hub.stream(None, max_batch=2)]
     assert [_ids(c) for c in chunks] == [[0, 1], [2, 3], [6]]
     assert [_ids(c) for c in [chunk async for chunk in hub.stream(3, max_batch=1)]] == [[6]]
+
+
+def test_a_published_frame_carries_encode_event_bytes() -> None:
+    from awaken_contract.contract.event import encode_event
+    from awaken_server.sse import format_sse_data_with_id
+
+    hub = RunEventHub("r", "t")
+    hub.rebase(7)
+    events = [TextDelta(delta='he said "hi" ✓'), _finish()]
+    frames = [hub.publish(event) for event in events]
+    assert [f.data for f in frames] == [
+        format_sse_data_with_id(7, encode_event(events[0])),
+        format_sse_data_with_id(8, encode_event(events[1])),
+    ]

@@ -10,6 +10,7 @@ file and SQLite stores, so every store accepts and lists the same ids::
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 
@@ -17,6 +18,9 @@ from awaken_contract.errors import InvalidId
 
 MAX_ID_LENGTH = 128
 """Longest accepted id, in characters."""
+
+_BAD_CHAR = re.compile(r"[/\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""A path separator or a control character (C0, DEL, C1, line/paragraph separators)."""
 
 
 def id_problem(value: str) -> str | None:
@@ -31,12 +35,11 @@ def id_problem(value: str) -> str | None:
         return f"is longer than {MAX_ID_LENGTH} characters"
     if value.startswith("."):
         return "must not start with a dot"
-    for char in value:
-        code = ord(char)
-        if char in "/\\":
+    bad = _BAD_CHAR.search(value)
+    if bad is not None:
+        if bad.group() in "/\\":
             return "must not contain path separators"
-        if code < 32 or 127 <= code < 160 or char in "\u2028\u2029":
-            return "contains invalid characters (control characters)"
+        return "contains invalid characters (control characters)"
     return None
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
-
 from awaken_contract.contract.event import AgentEvent, RunFinish
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_ext_observability.conventions import DURATION_BUCKETS
@@ -15,31 +13,16 @@ from prometheus_client import (
     generate_latest,
 )
 
-__all__ = ["METRICS_CONTENT_TYPE", "Labelled", "LiveGauge", "ServerMetrics"]
+from awaken_server.metric_series import (
+    CounterFamily,
+    HistogramFamily,
+    counter_series,
+    histogram_series,
+)
+
+__all__ = ["METRICS_CONTENT_TYPE", "LiveGauge", "ServerMetrics"]
 
 METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-
-M = TypeVar("M", Counter, Histogram)
-
-
-class Labelled(Generic[M]):
-    """A labelled metric whose children are remembered by label values: ``labels(...)`` is
-    then one dict look-up instead of prometheus_client's validation and lock (called several
-    times per run). Bounded as the metric is: every label of the server's metrics has a
-    bounded set of values."""
-
-    __slots__ = ("_children", "metric")
-
-    def __init__(self, metric: M) -> None:
-        self.metric: M = metric
-        self._children: dict[tuple[str, ...], M] = {}
-
-    def labels(self, *values: str) -> M:
-        """The child of ``values`` (as ``metric.labels(*values)``)."""
-        child = self._children.get(values)
-        if child is None:
-            child = self._children[values] = self.metric.labels(*values)
-        return child
 
 
 class LiveGauge:
@@ -76,7 +59,7 @@ class ServerMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.http_requests = Labelled(
+        self.http_requests = CounterFamily(
             Counter(
                 "awaken_http_requests_total",
                 "HTTP requests by method, route template and status",
@@ -84,7 +67,7 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.http_duration = Labelled(
+        self.http_duration = HistogramFamily(
             Histogram(
                 "awaken_http_request_duration_seconds",
                 "HTTP request duration (until the response started)",
@@ -97,10 +80,10 @@ class ServerMetrics:
         )
         self.sse_connections = LiveGauge("awaken_sse_connections", "Open SSE streams", r)
         self.active_runs = LiveGauge("awaken_active_runs", "Runs executing in this process", r)
-        self.runs_started = Counter(
-            "awaken_runs_started_total", "Runs started by this process", registry=r
+        self.runs_started = counter_series(
+            Counter("awaken_runs_started_total", "Runs started by this process", registry=r)
         )
-        self.runs_finished = Labelled(
+        self.runs_finished = CounterFamily(
             Counter(
                 "awaken_runs_total",
                 "Runs finished by termination kind",
@@ -108,11 +91,11 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.run_duration = Histogram(
-            "awaken_run_duration_seconds", "Wall time of a mailbox job's run", registry=r
+        self.run_duration = histogram_series(
+            Histogram("awaken_run_duration_seconds", "Wall time of a mailbox job's run", registry=r)
         )
         # GenAI families, fed by the observability plugin (awaken_server.telemetry).
-        self.inference_requests = Labelled(
+        self.inference_requests = CounterFamily(
             Counter(
                 "awaken_inference_requests_total",
                 "Completed inferences by agent, model and outcome (ok/error)",
@@ -120,7 +103,7 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.inference_duration = Labelled(
+        self.inference_duration = HistogramFamily(
             Histogram(
                 "awaken_inference_duration_seconds",
                 "Inference latency by agent, model and outcome",
@@ -129,7 +112,7 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.inference_tokens = Labelled(
+        self.inference_tokens = CounterFamily(
             Counter(
                 "awaken_inference_tokens_total",
                 "Tokens by agent, model and type (input/output)",
@@ -137,7 +120,7 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.tool_calls = Labelled(
+        self.tool_calls = CounterFamily(
             Counter(
                 "awaken_tool_calls_total",
                 "Finished tool calls by agent, tool and outcome (success/error/pending)",
@@ -145,7 +128,7 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.tool_duration = Labelled(
+        self.tool_duration = HistogramFamily(
             Histogram(
                 "awaken_tool_duration_seconds",
                 "Tool call duration by agent, tool and outcome",
@@ -157,7 +140,7 @@ class ServerMetrics:
         self.mailbox_depth = Gauge(
             "awaken_mailbox_queue_depth", "Queued mailbox jobs (store-wide)", registry=r
         )
-        self.mailbox_ops = Labelled(
+        self.mailbox_ops = CounterFamily(
             Counter(
                 "awaken_mailbox_operations_total",
                 "Mailbox operations by kind and result",
@@ -165,7 +148,7 @@ class ServerMetrics:
                 registry=r,
             )
         )
-        self.errors = Labelled(
+        self.errors = CounterFamily(
             Counter("awaken_errors_total", "Errors by class", ["class"], registry=r)
         )
 

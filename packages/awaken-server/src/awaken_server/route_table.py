@@ -6,7 +6,9 @@ table indexes the routes by the literal first two segments of their path (a rout
 starts with a parameter, or that has no path, is a candidate for every request), tries only the
 candidates in their original order (first full match wins, else the first partial match: the
 router's own rule), and remembers the answer in the request scope so that the router, which
-sees the whole table as one route, does not match again.
+sees the whole table as one route, does not match again. A full match of a route without path
+parameters depends only on the path and the method: it is remembered for the next request
+(bounded: such a route's pattern matches its one literal path).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from starlette._utils import get_route_path  # the routes' own rule: index and regexes agree
 from starlette.datastructures import URLPath
-from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.routing import BaseRoute, Match, NoMatchFound, Route
 from starlette.types import Receive, Scope, Send
 
 __all__ = ["RouteTable", "TableMatch"]
@@ -45,6 +47,22 @@ def _literal_key(route: BaseRoute) -> tuple[str, ...]:
     return tuple(segments)
 
 
+def _matches_by_path_and_method(route: BaseRoute) -> bool:
+    """``route`` matches with Starlette's own rule for a plain route: by path and method."""
+    return isinstance(route, Route) and type(route).matches is Route.matches
+
+
+def _depends_on_path_and_method(route: BaseRoute, child: Scope) -> bool:
+    """A full match of ``route`` (child scope ``child``) repeats for the same path and method."""
+    return (
+        _matches_by_path_and_method(route)
+        and isinstance(route, Route)
+        and not route.param_convertors
+        and child.keys() == {"endpoint", "path_params"}
+        and not child["path_params"]
+    )
+
+
 class RouteTable(BaseRoute):
     """The routes of an app as one route (see the module docstring)."""
 
@@ -57,6 +75,9 @@ class RouteTable(BaseRoute):
         def candidates(prefixes: set[tuple[str, ...]]) -> tuple[BaseRoute, ...]:
             return tuple(r for r, k in zip(self.routes, keys, strict=True) if k in prefixes)
 
+        self._literal: dict[tuple[str, str | None], tuple[BaseRoute, object]] = {}
+        """(path, method) → the route that matched it in full and its endpoint (only routes
+        whose match is the path and the method: no parameters, Starlette's own matching)."""
         self._any = candidates({()})
         self._by_first = {first: candidates({(), first}) for first in firsts}
         self._by_second = {second: candidates({(), second[:1], second}) for second in seconds}
@@ -81,12 +102,24 @@ class RouteTable(BaseRoute):
         if remembered is not None and remembered[0] == path and remembered[1] == method:
             result: TableMatch = remembered[2]
             return result
+        plain = scope["type"] == "http" and "path_params" not in scope  # (not mounted deeper)
+        literal = self._literal.get((path, method)) if plain else None
+        if literal is not None:
+            route, endpoint = literal
+            result = (Match.FULL, route, {"endpoint": endpoint, "path_params": {}})
+            scope[_MATCH_KEY] = (path, method, result)
+            return result
         result = _NO_MATCH
         for route in self._candidates(path):
             found, child = route.matches(scope)
             if found is Match.FULL:
                 result = (found, route, child)
+                if plain and _depends_on_path_and_method(route, child):
+                    self._literal[path, method] = (route, child["endpoint"])
                 break
+            # (a route whose answer may depend on more than the path and the method, tried
+            # before the match, makes the match one that cannot be remembered)
+            plain = plain and _matches_by_path_and_method(route)
             if found is Match.PARTIAL and result[0] is Match.NONE:
                 result = (found, route, child)
         scope[_MATCH_KEY] = (path, method, result)

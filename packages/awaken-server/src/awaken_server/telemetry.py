@@ -21,9 +21,9 @@ from awaken_ext_observability import (
     ObservabilityPlugin,
     ToolSpan,
 )
-from prometheus_client import Counter, Histogram
 from pydantic import BaseModel, ConfigDict, Field
 
+from awaken_server.metric_series import CounterSeries, HistogramSeries
 from awaken_server.metrics import ServerMetrics
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class PrometheusSink(MetricsSink):
         self.model = BoundedLabel(max_label_values)
         self.tool = BoundedLabel(max_label_values)
         self._inference: dict[tuple[str, str, str], _InferenceSeries] = {}
-        self._tools: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
+        self._tools: dict[tuple[str, str, str], tuple[CounterSeries, HistogramSeries]] = {}
 
     def on_inference(self, span: GenAISpan) -> None:
         outcome = "error" if span.error_type else "ok"
@@ -100,9 +100,9 @@ class PrometheusSink(MetricsSink):
         series.requests.inc()
         series.duration.observe(span.duration_ms / 1000.0)
         if span.input_tokens:
-            series.tokens("input").inc(span.input_tokens)
+            series.input_tokens().inc(span.input_tokens)
         if span.output_tokens:
-            series.tokens("output").inc(span.output_tokens)
+            series.output_tokens().inc(span.output_tokens)
 
     def _inference_series(self, key: tuple[str, str, str]) -> _InferenceSeries:
         agent_id, model_name, outcome = key
@@ -134,7 +134,7 @@ class _InferenceSeries:
     """The children of one (agent, model, outcome); token series made on first use (a series
     appears in ``/metrics`` only once tokens were counted)."""
 
-    __slots__ = ("agent", "duration", "metrics", "model", "requests")
+    __slots__ = ("_input", "_output", "agent", "duration", "metrics", "model", "requests")
 
     def __init__(self, metrics: ServerMetrics, agent: str, model: str, outcome: str) -> None:
         self.metrics = metrics
@@ -142,9 +142,18 @@ class _InferenceSeries:
         self.model = model
         self.requests = metrics.inference_requests.labels(agent, model, outcome)
         self.duration = metrics.inference_duration.labels(agent, model, outcome)
+        self._input: CounterSeries | None = None
+        self._output: CounterSeries | None = None
 
-    def tokens(self, kind: str) -> Counter:
-        return self.metrics.inference_tokens.labels(self.agent, self.model, kind)
+    def input_tokens(self) -> CounterSeries:
+        if self._input is None:
+            self._input = self.metrics.inference_tokens.labels(self.agent, self.model, "input")
+        return self._input
+
+    def output_tokens(self) -> CounterSeries:
+        if self._output is None:
+            self._output = self.metrics.inference_tokens.labels(self.agent, self.model, "output")
+        return self._output
 
 
 def enable_on(agent: AgentSpec) -> AgentSpec:

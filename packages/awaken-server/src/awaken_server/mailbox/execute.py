@@ -170,6 +170,8 @@ class JobRunner:
             pass  # the thread was busy after all: nothing was written, nothing to settle
         except asyncio.CancelledError:
             # Shutdown: the job stays Claimed; its lease expires and a sweep re-runs it.
+            if self.core.accepting:
+                asyncio.get_running_loop().call_soon(self._schedule_dispatch, worker.thread_id)
             raise
         except Exception:
             _log.exception("mailbox job %s failed unexpectedly", job.job_id)
@@ -186,8 +188,14 @@ class JobRunner:
             writer.abandon()
             self.core.run_threads.pop(run_id, None)
             hub.close()
-            if self.core.accepting:
-                asyncio.get_running_loop().call_soon(self._schedule_dispatch, worker.thread_id)
+        # The thread's next queued job (if any) is claimed from this task, not one of its own;
+        # first whoever the job's end woke (an interrupt waiting to submit) goes.
+        await asyncio.sleep(0)
+        if self.core.accepting:
+            try:
+                await self.try_dispatch(worker.thread_id)
+            except Exception:  # (never the ended job's failure: whoever awaits it goes on)
+                _log.exception("dispatch after job %s failed", job.job_id)
 
     async def _number_from_journal(self, hub: RunEventHub, run_id: str, new_run: bool) -> None:
         """SSE ids of this attempt continue the run journal's seqs (the loop journals every

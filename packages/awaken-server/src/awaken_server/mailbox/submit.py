@@ -177,7 +177,9 @@ class Submitter:
             if reservation is not None:
                 hub.release(reservation)
             await task  # abandoned before it wrote anything: the worker is idle again
-        worker.state = WorkerState.IDLE
+        else:
+            worker.state = WorkerState.IDLE  # (an ended task left its worker idle — or busy
+            # with the thread's next job, which the task dispatched as it ended)
         if not if_idle and plan.resumes:
             await self.core.reconcile_run(run_id, TerminationReason.cancelled())
         return None
