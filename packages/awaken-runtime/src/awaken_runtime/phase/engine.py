@@ -249,7 +249,11 @@ class PhaseRuntime:
             commands.append(await hook.run(ctx))
         strategy = self.store.strategy
         for command in commands:
-            if command.raw_patch is command.raw_actions is command.raw_effects is None:
+            if (
+                command.raw_patch is None
+                and command.raw_actions is None
+                and command.raw_effects is None
+            ):
                 continue  # an untouched StateCommand(): merging it changes nothing
             if command.base_revision is None:
                 if command.is_empty:
@@ -381,7 +385,11 @@ class PhaseRuntime:
             ctx = ctx.with_snapshot(snap)
         if len(hooks) == 1:
             command = await hooks[0].run(ctx)
-            if command.raw_patch is command.raw_actions is command.raw_effects is None:
+            if (
+                command.raw_patch is None
+                and command.raw_actions is None
+                and command.raw_effects is None
+            ):
                 return None  # an untouched StateCommand(), skipped without a call
             if command.is_empty:
                 return None
@@ -397,7 +405,11 @@ class PhaseRuntime:
             results.append(await hook.run(ctx))
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
-            if command.raw_patch is command.raw_actions is command.raw_effects is None:
+            if (
+                command.raw_patch is None
+                and command.raw_actions is None
+                and command.raw_effects is None
+            ):
                 continue  # an untouched StateCommand(), skipped without a call
             if command.is_empty:
                 continue  # empty
