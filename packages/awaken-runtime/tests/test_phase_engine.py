@@ -157,6 +157,36 @@ async def test_parallel_hooks_see_one_snapshot_and_commit_once() -> None:
     assert calls.seen == [("b", 0)]
 
 
+class EmptyHook(PhaseHook):
+    """Returns an empty command: untouched (``StateCommand()``) or with its parts made."""
+
+    def __init__(self, touched: bool) -> None:
+        self.touched = touched
+
+    async def run(self, ctx: PhaseContext) -> StateCommand:
+        command = StateCommand()
+        if self.touched:
+            assert command.patch.ops == [] and command.scheduled_actions == []
+        return command
+
+
+@pytest.mark.parametrize("touched", [False, True])
+async def test_empty_commands_are_skipped_and_the_others_commit_once(touched: bool) -> None:
+    assert StateCommand().raw_patch is StateCommand().raw_actions is None
+    alone_store, alone, alone_env = _setup(_hook_plugin("e", Phase.STEP_START, EmptyHook(touched)))
+    await alone.run_phase(alone_env, _ctx())
+    assert alone_store.revision() == 0  # one hook, nothing to commit
+    store, runtime, env = _setup(
+        _hook_plugin("e", Phase.STEP_START, EmptyHook(touched), HitHook(2), EmptyHook(touched)),
+        _hook_plugin("f", Phase.STEP_START, EmptyHook(not touched), HitHook(3)),
+    )
+    await runtime.run_phase(env, _ctx())
+    assert store.revision() == 1 and store.read(Hits) == 5
+    merged = await runtime.collect_commands(env, _ctx())
+    assert merged.raw_patch is not None and [op[1] for op in merged.patch.ops] == ["hits"] * 2
+    assert merged.base_revision == 1
+
+
 async def test_exclusive_conflict_falls_back_to_serial_rerun() -> None:
     calls = Calls()
     store, runtime, env = _setup(

@@ -130,6 +130,18 @@ async def test_a_plan_without_the_flags_reads_its_run_and_journal() -> None:
     assert {"load_run", "latest_run", "load_messages", "last_seq"} <= set(store.reads)
 
 
+async def test_a_new_thread_without_a_plan_is_read_once_per_question() -> None:
+    store = CountingStore()
+    runtime = _runtime(store)
+    await runtime.run(RunRequest("new", [Message.user("hi")]).with_agent_id("assistant"))
+    # planning reads the thread and its latest run; the history read reuses them
+    assert store.reads == ["load_thread", "latest_run", "load_messages"]
+    store.reads.clear()
+    await store.create_run(_waiting("w1", "parked"))
+    plan, _ = await runtime._plan(RunRequest("parked"), "assistant")
+    assert plan.resumes and plan.run_id == "w1"  # a waiting run is still found
+
+
 def test_decision_targets_name_tickets_and_their_calls() -> None:
     run = _waiting("r1", "t1")
     assert run.decision_targets() == {"s1", "c1"}

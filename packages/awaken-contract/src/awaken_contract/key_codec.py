@@ -162,8 +162,14 @@ class TypedKey(Generic[V]):
     @classmethod
     def default(cls) -> V:
         """The value an absent key starts from."""
-        value: V = default_of(cls.value_type)  # (no ``cast()``: a call per new key)
-        return value
+        type_ = cls.value_type
+        try:  # a value type seen before: ``default_of`` without its two calls
+            optional = _OPTIONAL[type_]
+        except (KeyError, TypeError):
+            value: V = default_of(type_)  # (no ``cast()``: a call per new key)
+            return value
+        made: V = None if optional else type_()  # type: ignore[assignment]
+        return made
 
     @classmethod
     def encode(cls, value: V) -> Any:

@@ -342,11 +342,14 @@ class StateCommand(msgspec.Struct, eq=False):
     — is one object, which the cyclic GC does not track; ``StateCommand(batch)`` carries
     ``batch`` as its patch. Read ``patch``, ``scheduled_actions``
     and ``effects`` as before (reading one makes it); the engine tests emptiness with
-    :attr:`is_empty`, :attr:`has_actions` and :attr:`has_effects`, which make nothing."""
+    :attr:`is_empty`, :attr:`has_actions` and :attr:`has_effects`, which make nothing.
+    ``raw_patch``, ``raw_actions`` and ``raw_effects`` are the parts as stored (``None``
+    until made): all three ``None`` is the untouched ``StateCommand()``, which the phase
+    engine skips without a call (ADR 0034, second pass)."""
 
-    _patch: MutationBatch | None = None
-    _actions: list[ScheduledAction] | None = None
-    _effects: list[TypedEffect] | None = None
+    raw_patch: MutationBatch | None = None
+    raw_actions: list[ScheduledAction] | None = None
+    raw_effects: list[TypedEffect] | None = None
 
     @classmethod
     def of(cls, patch: MutationBatch) -> StateCommand:
@@ -356,66 +359,66 @@ class StateCommand(msgspec.Struct, eq=False):
     @property
     def patch(self) -> MutationBatch:
         """The state updates (made on first use)."""
-        patch = self._patch
+        patch = self.raw_patch
         if patch is None:
-            patch = self._patch = MutationBatch()
+            patch = self.raw_patch = MutationBatch()
         return patch
 
     @patch.setter
     def patch(self, value: MutationBatch) -> None:
-        self._patch = value
+        self.raw_patch = value
 
     @property
     def scheduled_actions(self) -> list[ScheduledAction]:
         """The actions queued for their phase's EXECUTE stage (made on first use)."""
-        actions = self._actions
+        actions = self.raw_actions
         if actions is None:
-            actions = self._actions = []
+            actions = self.raw_actions = []
         return actions
 
     @scheduled_actions.setter
     def scheduled_actions(self, value: list[ScheduledAction]) -> None:
-        self._actions = value
+        self.raw_actions = value
 
     @property
     def effects(self) -> list[TypedEffect]:
         """The effects dispatched after the commit (made on first use)."""
-        effects = self._effects
+        effects = self.raw_effects
         if effects is None:
-            effects = self._effects = []
+            effects = self.raw_effects = []
         return effects
 
     @effects.setter
     def effects(self, value: list[TypedEffect]) -> None:
-        self._effects = value
+        self.raw_effects = value
 
     def plain_patch(self) -> MutationBatch | None:
         """The patch, when no action and no effect is queued (committing it is the whole
         submission); ``None`` otherwise."""
-        if self._actions or self._effects:
+        if self.raw_actions or self.raw_effects:
             return None
         return self.patch
 
     @property
     def has_actions(self) -> bool:
         """Whether actions are queued (makes no list)."""
-        return bool(self._actions)
+        return bool(self.raw_actions)
 
     @property
     def has_effects(self) -> bool:
         """Whether effects are queued (makes no list)."""
-        return bool(self._effects)
+        return bool(self.raw_effects)
 
     @property
     def has_ops(self) -> bool:
         """Whether the patch has updates (makes no patch)."""
-        patch = self._patch
+        patch = self.raw_patch
         return patch is not None and bool(patch.ops)
 
     @property
     def base_revision(self) -> int | None:
         """The patch's base revision."""
-        patch = self._patch
+        patch = self.raw_patch
         return patch.base_revision if patch is not None else None
 
     def with_base_revision(self, revision: int) -> StateCommand:
@@ -447,13 +450,13 @@ class StateCommand(msgspec.Struct, eq=False):
 
     def extend(self, other: StateCommand) -> StateCommand:
         """Append ``other`` (patch ops, actions, effects); returns ``self``."""
-        patch = other._patch
+        patch = other.raw_patch
         if patch is not None and (patch.ops or patch.base_revision is not None):
             self.patch.extend(patch)
-        if other._actions:
-            self.scheduled_actions.extend(other._actions)
-        if other._effects:
-            self.effects.extend(other._effects)
+        if other.raw_actions:
+            self.scheduled_actions.extend(other.raw_actions)
+        if other.raw_effects:
+            self.effects.extend(other.raw_effects)
         return self
 
     def merge_parallel(
@@ -461,20 +464,20 @@ class StateCommand(msgspec.Struct, eq=False):
     ) -> StateCommand:
         """Merge a command computed in parallel (Exclusive overlap raises
         ``ParallelMergeConflict``); returns ``self``."""
-        patch = other._patch
+        patch = other.raw_patch
         if patch is not None:
             self.patch.merge_parallel(patch, strategy)
-        if other._actions:
-            self.scheduled_actions.extend(other._actions)
-        if other._effects:
-            self.effects.extend(other._effects)
+        if other.raw_actions:
+            self.scheduled_actions.extend(other.raw_actions)
+        if other.raw_effects:
+            self.effects.extend(other.raw_effects)
         return self
 
     @property
     def is_empty(self) -> bool:
         """No updates, no actions and no effects."""
-        patch = self._patch
-        return not ((patch is not None and patch.ops) or self._actions or self._effects)
+        patch = self.raw_patch
+        return not ((patch is not None and patch.ops) or self.raw_actions or self.raw_effects)
 
     def __repr__(self) -> str:
         return (

@@ -119,4 +119,9 @@ AnyContentBlock = (
 
 def text_of(blocks: Iterable[ContentBlock]) -> str:
     """Concatenate the text of every text block, ignoring other block types."""
+    if type(blocks) is list and len(blocks) < 2:  # the usual shapes, without a generator
+        if not blocks:
+            return ""
+        block = blocks[0]
+        return block.text if isinstance(block, TextBlock) else ""
     return "".join(b.text for b in blocks if isinstance(b, TextBlock))

@@ -6,7 +6,7 @@ import enum
 
 import msgspec
 
-from awaken_contract.contract.content import AnyContentBlock, TextBlock
+from awaken_contract.contract.content import AnyContentBlock, text_of
 from awaken_contract.contract.message import ToolCall
 
 
@@ -70,7 +70,7 @@ class StreamResult(msgspec.Struct, kw_only=True):
     @property
     def text(self) -> str:
         """Concatenated text of the text blocks."""
-        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+        return text_of(self.content)
 
     @property
     def needs_truncation_recovery(self) -> bool:

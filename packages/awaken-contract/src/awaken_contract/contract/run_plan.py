@@ -14,6 +14,7 @@ import enum
 import msgspec
 
 from awaken_contract.contract.storage import RunRecord, ThreadRunStore
+from awaken_contract.contract.thread import Thread
 
 __all__ = ["RunPlan", "find_waiting_run"]
 
@@ -63,11 +64,17 @@ class RunPlan(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 async def find_waiting_run(
-    store: ThreadRunStore, thread_id: str, latest: RunRecord | _Unread | None = _UNREAD
+    store: ThreadRunStore,
+    thread_id: str,
+    latest: RunRecord | _Unread | None = _UNREAD,
+    *,
+    thread: Thread | _Unread | None = _UNREAD,
 ) -> RunRecord | None:
     """The run of ``thread_id`` that waits to be resumed: its open run, else its latest run
-    (``latest``: the thread's latest run as the caller already read it)."""
-    thread = await store.load_thread(thread_id)
+    (``latest`` / ``thread``: the thread's latest run / record as the caller already read
+    them)."""
+    if isinstance(thread, _Unread):
+        thread = await store.load_thread(thread_id)
     if thread is not None and thread.open_run_id:
         run = await store.load_run(thread.open_run_id)
         if run is not None and run.thread_id == thread_id and run.is_resumable_waiting():

@@ -195,8 +195,10 @@ class PhaseRuntime:
         if token is not None and token.is_cancelled:
             raise StateCancelled()
         lock = self._lock
-        if not lock.try_acquire():
+        if lock.locked:
             await lock.acquire()
+        else:
+            lock.locked = True  # try_acquire() in place
         try:
             if hooks is None:
                 hooks = self._hooks(env, ctx)
@@ -211,7 +213,10 @@ class PhaseRuntime:
                 report.effect_report.add(effects)
             return report
         finally:
-            lock.release()
+            if lock._waiters:
+                lock.release()
+            else:
+                lock.locked = False  # release() with nobody waiting, in place
 
     async def run_execute_loop(self, env: ExecutionEnv, ctx: PhaseContext) -> PhaseRunReport:
         """EXECUTE only (no hooks, no cancellation checks)."""
@@ -244,6 +249,12 @@ class PhaseRuntime:
             commands.append(await hook.run(ctx))
         strategy = self.store.strategy
         for command in commands:
+            if (
+                command.raw_patch is None
+                and command.raw_actions is None
+                and command.raw_effects is None
+            ):
+                continue  # an untouched StateCommand(): merging it changes nothing
             if command.base_revision is None:
                 if command.is_empty:
                     continue  # an empty command: merging it changes nothing
@@ -374,6 +385,12 @@ class PhaseRuntime:
             ctx = ctx.with_snapshot(snap)
         if len(hooks) == 1:
             command = await hooks[0].run(ctx)
+            if (
+                command.raw_patch is None
+                and command.raw_actions is None
+                and command.raw_effects is None
+            ):
+                return None  # an untouched StateCommand(), skipped without a call
             if command.is_empty:
                 return None
             if command.base_revision is None:
@@ -388,6 +405,12 @@ class PhaseRuntime:
             results.append(await hook.run(ctx))
         commands: list[tuple[int, StateCommand]] = []
         for index, command in enumerate(results):
+            if (
+                command.raw_patch is None
+                and command.raw_actions is None
+                and command.raw_effects is None
+            ):
+                continue  # an untouched StateCommand(), skipped without a call
             if command.is_empty:
                 continue  # empty
             if command.base_revision is None:

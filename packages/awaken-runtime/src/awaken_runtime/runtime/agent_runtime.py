@@ -123,8 +123,9 @@ class AgentRuntime:
             agent = self.resolver.resolve_for_run(agent_id)
         except ResolveError as exc:
             raise ResolveFailed(str(exc)) from exc
+        unrecorded: tuple[RunRecord | None] | None = None
         if plan is None:
-            plan = await self._plan(request, agent_id)
+            plan, unrecorded = await self._plan(request, agent_id)
         run_id, continuation = plan.run_id, plan.resumes
         previous = (
             await self._planned_run(plan)
@@ -140,7 +141,12 @@ class AgentRuntime:
             history: list[Message] = []
             if store is not None and not (plan.new_thread and previous is None):
                 # (a new thread has nothing stored: no latest run, no messages)
-                latest = previous if previous is not None else await self._latest_run(request)
+                if previous is not None:
+                    latest: RunRecord | None = previous
+                elif unrecorded is not None:  # (what _latest_run reads for a thread without
+                    latest = unrecorded[0]  # a record: planning just read it)
+                else:
+                    latest = await self._latest_run(request)
                 if latest is not None and latest.state is not None:
                     # an unfinished run continued (crashed, or parked and resumed) picks up its
                     # own Run-scoped state too; a new or a finished run starts from the thread's
@@ -353,25 +359,36 @@ class AgentRuntime:
                 return local[0]  # the only runnable agent
         return "default"
 
-    async def _plan(self, request: RunRequest, agent_id: str) -> RunPlan:
+    async def _plan(
+        self, request: RunRequest, agent_id: str
+    ) -> tuple[RunPlan, tuple[RunRecord | None] | None]:
         """The run a request without a plan executes, by the spec's rules: the run it
-        continues, its hinted run id, the thread's waiting run, else a new run."""
+        continues, its hinted run id, the thread's waiting run, else a new run. With it, for
+        a thread the store has no record of, the thread's latest run as read to plan (what
+        :meth:`_latest_run` would read again)."""
         store = self.thread_run_store
         if request.continue_run_id:
-            return RunPlan(agent_id=agent_id, run_id=request.continue_run_id, resumes=True)
+            return RunPlan(agent_id=agent_id, run_id=request.continue_run_id, resumes=True), None
         hint = (request.run_id_hint or "").strip()
         if hint:
-            return RunPlan(agent_id=agent_id, run_id=hint)
+            return RunPlan(agent_id=agent_id, run_id=hint), None
         if request.dispatch_id_hint:
             dispatch = request.dispatch_id_hint
             if store is not None and await store.load_run(dispatch) is not None:
                 raise InvalidResume(f"dispatch_id_hint '{dispatch}' already exists as a run")
-            return RunPlan(agent_id=agent_id, run_id=dispatch)
+            return RunPlan(agent_id=agent_id, run_id=dispatch), None
+        unrecorded: tuple[RunRecord | None] | None = None
         if store is not None:
-            waiting = await find_waiting_run(store, request.thread_id)
+            thread = await store.load_thread(request.thread_id)
+            if thread is None:
+                latest = await store.latest_run(request.thread_id)
+                unrecorded = (latest,)
+                waiting = await find_waiting_run(store, request.thread_id, latest, thread=None)
+            else:
+                waiting = await find_waiting_run(store, request.thread_id, thread=thread)
             if waiting is not None:
-                return RunPlan.resume(waiting, agent_id)
-        return RunPlan(agent_id=agent_id, run_id=new_id(), new_run=True)
+                return RunPlan.resume(waiting, agent_id), unrecorded
+        return RunPlan(agent_id=agent_id, run_id=new_id(), new_run=True), unrecorded
 
     async def _planned_run(self, plan: RunPlan) -> RunRecord | None:
         """Check a submitted plan against the store; the record it resumes."""
