@@ -6,54 +6,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from awaken_contract.actions import InterceptSuspend, ToolInterceptPayload
 from awaken_contract.contract.event import RunFinish
 from awaken_contract.contract.event_sink import VecEventSink
 from awaken_contract.contract.lifecycle import TerminationKind
 from awaken_contract.contract.message import ToolCall
 from awaken_contract.contract.suspension import (
-    PendingToolCall,
-    SuspendTicket,
-    Suspension,
     ToolCallResume,
-    ToolCallResumeMode,
 )
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
-from awaken_contract.plugin import (
-    PhaseContext,
-    Plugin,
-    PluginDescriptor,
-    PluginRegistrar,
-    ToolGateHook,
-)
 from awaken_contract.registry_spec import AgentSpec
+from awaken_runtime.testing import ConfirmPlugin
 from awaken_stores import InMemoryStore
 from opentelemetry.trace import StatusCode
 
 from .support import Otel, ScriptedLlm, calls, request, runtime, text
-
-
-class AskFirst(ToolGateHook):
-    async def run(self, ctx: PhaseContext) -> ToolInterceptPayload | None:
-        if ctx.resume_input is not None:
-            return None
-        return InterceptSuspend(
-            SuspendTicket(
-                suspension=Suspension(id=f"ok-{ctx.tool_call_id}", action="confirm"),
-                pending=PendingToolCall(
-                    id=ctx.tool_call_id or "", name=ctx.tool_name or "", arguments=ctx.tool_args
-                ),
-                resume_mode=ToolCallResumeMode.REPLAY_TOOL_CALL,
-            )
-        )
-
-
-class Approval(Plugin):
-    def descriptor(self) -> PluginDescriptor:
-        return PluginDescriptor("approval")
-
-    def register(self, registrar: PluginRegistrar) -> None:
-        registrar.register_tool_gate_hook("approval", AskFirst())
 
 
 class Deploy(Tool):
@@ -111,7 +77,10 @@ async def test_parked_run_ends_suspended_and_the_resumed_run_links_to_it(otel: O
 
 async def test_in_place_resume_opens_a_linked_segment(otel: Otel) -> None:
     rt = runtime(
-        weather_then_text(), otel.sink, plugins={"approval": Approval()}, specs=approval_spec()
+        weather_then_text(),
+        otel.sink,
+        plugins={"approval": ConfirmPlugin("approval")},
+        specs=approval_spec(),
     )
     sink = VecEventSink()
     task = asyncio.ensure_future(rt.run(request(), sink))

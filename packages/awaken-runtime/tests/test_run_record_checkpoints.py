@@ -5,29 +5,19 @@ from typing import Any
 
 import msgspec
 import pytest
-from awaken_contract.actions import InterceptSuspend, ToolInterceptPayload
 from awaken_contract.contract.lifecycle import RunStatus, TerminationKind
 from awaken_contract.contract.message import Message, ToolCall
 from awaken_contract.contract.request import RunRequest
 from awaken_contract.contract.storage import RunRecord
 from awaken_contract.contract.suspension import (
-    PendingToolCall,
-    SuspendTicket,
-    Suspension,
     ToolCallResume,
 )
 from awaken_contract.contract.tool import Tool, ToolCallContext, ToolDescriptor, ToolResult
-from awaken_contract.plugin import (
-    PhaseContext,
-    Plugin,
-    PluginDescriptor,
-    PluginRegistrar,
-    ToolGateHook,
-)
 from awaken_contract.registry_spec import AgentSpec, ModelSpec
 from awaken_runtime import AgentRuntimeBuilder
 from awaken_runtime.engine import ScriptedLlm, text_step, tool_step
 from awaken_runtime.loop_runner import checkpoint, run_context
+from awaken_runtime.testing import ConfirmPlugin
 from awaken_stores import InMemoryStore
 
 
@@ -37,30 +27,6 @@ class Echo(Tool):
 
     async def execute(self, args: Any, ctx: ToolCallContext) -> ToolResult:
         return ToolResult.success("echo", {"echo": args})
-
-
-class Gate(ToolGateHook):
-    """Suspends every call until a decision arrives."""
-
-    async def run(self, ctx: PhaseContext) -> ToolInterceptPayload | None:
-        if ctx.resume_input is not None:
-            return None
-        return InterceptSuspend(
-            SuspendTicket(
-                suspension=Suspension(id=f"ok-{ctx.tool_call_id}", action="confirm"),
-                pending=PendingToolCall(
-                    id=ctx.tool_call_id or "", name=ctx.tool_name or "", arguments=ctx.tool_args
-                ),
-            )
-        )
-
-
-class GatePlugin(Plugin):
-    def descriptor(self) -> PluginDescriptor:
-        return PluginDescriptor("gate")
-
-    def register(self, registrar: PluginRegistrar) -> None:
-        registrar.register_tool_gate_hook("gate", Gate())
 
 
 @pytest.fixture
@@ -93,7 +59,7 @@ def build(store: InMemoryStore, llm: ScriptedLlm, *, gated: bool = False) -> Any
     )
     if gated:
         spec = spec.with_plugin("gate")
-        builder = builder.with_plugin("gate", GatePlugin())
+        builder = builder.with_plugin("gate", ConfirmPlugin("gate"))
     return builder.with_agent_spec(spec).build()
 
 

@@ -7,7 +7,8 @@
 * an embedded uvicorn server that leaves signal handlers alone —
   :mod:`awaken_runtime.testing.asgi` (needs ``uvicorn``, the ``[testing]`` extra);
 * a pytest plugin (entry point ``pytest11``) with the fixtures ``serve``, ``until`` and ``sse``;
-* :func:`assert_runs_replay` — every finished run of a store replays identical.
+* :func:`assert_runs_replay` — every finished run of a store replays identical;
+* :class:`ConfirmGate` / :class:`ConfirmPlugin` — park tool calls until a decision arrives.
 
 ```python
 from awaken_runtime.testing import ScriptedLlm, text_step, tool_call_step
@@ -17,6 +18,7 @@ llm = ScriptedLlm([tool_call_step("c1", "get_weather", {"city": "Tokyo"}), text_
 """
 
 from awaken_runtime.engine.mock import MockLlmExecutor, ScriptedLlm, text_step, tool_step
+from awaken_runtime.testing.approval import ConfirmGate, ConfirmPlugin
 from awaken_runtime.testing.polling import wait_until
 from awaken_runtime.testing.replay import assert_runs_replay
 from awaken_runtime.testing.scripted import tool_call_step
@@ -29,6 +31,8 @@ from awaken_runtime.testing.sse import (
 )
 
 __all__ = [
+    "ConfirmGate",
+    "ConfirmPlugin",
     "MockLlmExecutor",
     "ScriptedLlm",
     "SseFrame",
