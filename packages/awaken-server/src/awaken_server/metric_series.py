@@ -12,6 +12,7 @@ from the very same child objects, so the exposition is unchanged. In multiproces
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
 from prometheus_client import Counter, Histogram
@@ -126,14 +127,12 @@ M = TypeVar("M", Counter, Histogram)
 
 
 class _Family(Generic[M, S]):
-    __slots__ = ("_children", "metric")
+    __slots__ = ("_children", "_series", "metric")
 
-    def __init__(self, metric: M) -> None:
+    def __init__(self, metric: M, series: Callable[[M], S]) -> None:
         self.metric: M = metric
+        self._series: Callable[[M], S] = series
         self._children: dict[tuple[str, ...], S] = {}
-
-    def _series(self, child: M) -> S:
-        raise NotImplementedError
 
     def labels(self, *values: str) -> S:
         """The series of ``values`` (as ``metric.labels(*values)``), made on first use."""
@@ -149,8 +148,8 @@ class CounterFamily(_Family[Counter, CounterSeries]):
 
     __slots__ = ()
 
-    def _series(self, child: Counter) -> CounterSeries:
-        return counter_series(child)
+    def __init__(self, metric: Counter) -> None:
+        super().__init__(metric, counter_series)
 
 
 class HistogramFamily(_Family[Histogram, HistogramSeries]):
@@ -158,5 +157,5 @@ class HistogramFamily(_Family[Histogram, HistogramSeries]):
 
     __slots__ = ()
 
-    def _series(self, child: Histogram) -> HistogramSeries:
-        return histogram_series(child)
+    def __init__(self, metric: Histogram) -> None:
+        super().__init__(metric, histogram_series)
