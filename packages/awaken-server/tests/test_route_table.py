@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from awaken_server.route_table import RouteTable
+from starlette.endpoints import HTTPEndpoint
 from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.testclient import TestClient
@@ -156,3 +157,19 @@ def test_a_literal_route_is_matched_once_across_requests() -> None:
     # Mounted under a route that set path parameters: matched afresh, parameters kept.
     mounted = {**_scope("POST", "/v1/runs"), "path_params": {"tenant": "t"}}
     assert table.match(mounted)[2]["path_params"] == {"tenant": "t"}
+
+
+def test_a_route_for_every_method_is_not_remembered_per_method() -> None:
+    """A client chooses the method: remembering such a route per method would grow without
+    bound, so its full matches are found afresh (and stay right)."""
+
+    class AnyMethod(HTTPEndpoint):
+        async def get(self, request: Any) -> PlainTextResponse:
+            return PlainTextResponse("ok")
+
+    every = Route("/v1/anything", AnyMethod)  # (a class endpoint: every method matches)
+    assert every.methods is None
+    table = RouteTable([every])
+    for method in ("GET", "BREW", "X-1", "X-2"):
+        assert table.match(_scope(method, "/v1/anything"))[:2] == (Match.FULL, every)
+    assert table._literal == {}

@@ -58,6 +58,7 @@ def _depends_on_path_and_method(route: BaseRoute, child: Scope) -> bool:
         _matches_by_path_and_method(route)
         and isinstance(route, Route)
         and not route.param_convertors
+        and route.methods is not None  # (a route for every method: the key set is unbounded)
         and child.keys() == {"endpoint", "path_params"}
         and not child["path_params"]
     )
